@@ -1,0 +1,338 @@
+//! The conservative parallel executor.
+//!
+//! Time advances in windows `[gmin, gmin + lookahead)`, where `gmin` is the earliest pending
+//! event anywhere (so idle time is skipped). Within a window every cluster handles its events in
+//! key order independently: any event sent to another cluster carries at least the lookahead
+//! and therefore lands in a later window. Worker threads claim clusters dynamically from a
+//! shared counter (there are more clusters than threads), send cross-cluster events into
+//! per-(thread, destination cluster) outboxes, and publish them into the destination's mailbox
+//! at the end of the window. One barrier per window reduces the next `gmin`.
+
+use super::barrier::{SpinBarrier, WindowReduction, FLAG_ERROR, FLAG_STOP};
+use super::Failure;
+use crate::error::EngineError;
+use crate::event::Event;
+use crate::lp::{LogicalProcess, LpSlot};
+use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet};
+use crate::sim::{dispatch, Channels, Executor, RunInput};
+use crate::stats::{RunStats, StopReason, ThreadStats};
+use crate::time::Time;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
+
+/// Runs clusters of LPs on `threads` worker threads in lookahead windows.
+#[derive(Clone, Copy, Debug)]
+pub struct Parallel {
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Pending-event structure of each cluster.
+    pub pending: PendingKind,
+}
+
+impl Parallel {
+    /// A parallel executor with `threads` workers and the default pending-event structure.
+    pub fn new(threads: usize) -> Self {
+        Parallel {
+            threads: threads.max(1),
+            pending: PendingKind::default(),
+        }
+    }
+}
+
+impl Executor for Parallel {
+    fn execute<L: LogicalProcess>(&self, input: RunInput<'_, L>) -> Result<RunStats, EngineError> {
+        match self.pending {
+            PendingKind::Heap => run::<L, HeapSet<L::Event>>(self.threads, input),
+            PendingKind::Ring => run::<L, BucketRing<L::Event>>(self.threads, input),
+        }
+    }
+}
+
+/// One cluster's LPs and pending events.
+struct Cluster<L: LogicalProcess, P> {
+    slots: Vec<LpSlot<L>>,
+    /// Global LP index of each local slot.
+    members: Vec<u32>,
+    pending: P,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A cluster's inbox: events from other clusters, appended at window ends.
+type Mailbox<E> = Mutex<Vec<Event<E>>>;
+
+/// State shared by all workers of one run.
+struct Shared<'a, L: LogicalProcess, P> {
+    clusters: Vec<Mutex<Cluster<L, P>>>,
+    /// Mailboxes by window parity and destination cluster.
+    mail: [Vec<Mailbox<L::Event>>; 2],
+    local_index: Vec<u32>,
+    channels: Channels<'a>,
+    barrier: SpinBarrier,
+    next_cluster: AtomicUsize,
+    windows: AtomicU64,
+    window: Time,
+    end_time: Time,
+}
+
+struct WorkerResult {
+    stats: ThreadStats,
+    failure: Option<Failure>,
+    last: Time,
+    stop: StopReason,
+}
+
+/// Runs the windowed cluster algorithm on `threads` workers; with one thread it runs inline on
+/// the calling thread (the windowed sequential executor).
+pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
+    threads: usize,
+    input: RunInput<'_, L>,
+) -> Result<RunStats, EngineError> {
+    let started = Instant::now();
+    let threads = threads.max(1);
+    let RunInput {
+        slots,
+        initial,
+        channels,
+        end_time,
+    } = input;
+    let window = channels.window();
+    if window == 0 {
+        return Err(EngineError::ZeroLookahead);
+    }
+    let nlp = slots.len();
+    let nclusters = channels.clusters();
+
+    // Distribute LPs into clusters, remembering local indices.
+    let mut local_index = vec![0u32; nlp];
+    let mut clusters: Vec<Cluster<L, P>> = (0..nclusters)
+        .map(|_| Cluster {
+            slots: Vec::new(),
+            members: Vec::new(),
+            pending: P::new(window),
+        })
+        .collect();
+    for (i, slot) in slots.drain(..).enumerate() {
+        let c = &mut clusters[channels.cluster_of[i] as usize];
+        local_index[i] = c.slots.len() as u32;
+        c.slots.push(slot);
+        c.members.push(i as u32);
+    }
+    for ev in initial {
+        let c = channels.cluster_of(ev.dst) as usize;
+        clusters[c].pending.push(ev);
+    }
+    let first = clusters
+        .iter_mut()
+        .filter_map(|c| c.pending.next_time())
+        .min()
+        .unwrap_or(Time::MAX);
+
+    let shared = Shared {
+        clusters: clusters.into_iter().map(Mutex::new).collect(),
+        mail: [
+            (0..nclusters).map(|_| Mutex::new(Vec::new())).collect(),
+            (0..nclusters).map(|_| Mutex::new(Vec::new())).collect(),
+        ],
+        local_index,
+        channels,
+        barrier: SpinBarrier::new(threads),
+        next_cluster: AtomicUsize::new(0),
+        windows: AtomicU64::new(0),
+        window,
+        end_time,
+    };
+
+    let guarded = |shared: &Shared<'_, L, P>| {
+        catch_unwind(AssertUnwindSafe(|| worker(shared, first))).map_err(|p| {
+            shared.barrier.poison();
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            EngineError::WorkerPanicked(msg)
+        })
+    };
+    let results: Vec<Result<WorkerResult, EngineError>> = if threads == 1 {
+        vec![guarded(&shared)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    let shared = &shared;
+                    s.spawn(move || guarded(shared))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(EngineError::WorkerPanicked("join failed".into())))
+                })
+                .collect()
+        })
+    };
+
+    // Put the LPs back in LP order.
+    let mut back: Vec<Option<LpSlot<L>>> = (0..nlp).map(|_| None).collect();
+    let windows = shared.windows.load(Ordering::Relaxed);
+    for c in shared.clusters {
+        let c = c.into_inner().unwrap_or_else(|p| p.into_inner());
+        for (slot, g) in c.slots.into_iter().zip(c.members) {
+            back[g as usize] = Some(slot);
+        }
+    }
+    slots.extend(back.into_iter().flatten());
+
+    let mut per_thread = Vec::with_capacity(threads);
+    let mut failure = None;
+    let mut last = 0;
+    let mut stop = StopReason::Drained;
+    for r in results {
+        let r = r?;
+        failure = Failure::earliest(failure, r.failure);
+        last = last.max(r.last);
+        stop = r.stop;
+        per_thread.push(r.stats);
+    }
+    if let Some(f) = failure {
+        return Err(f.error);
+    }
+    Ok(RunStats {
+        events: per_thread.iter().map(|t| t.events).sum(),
+        windows,
+        last_event_time: last,
+        window,
+        threads,
+        clusters: nclusters,
+        per_thread,
+        wall: started.elapsed(),
+        stop,
+    })
+}
+
+fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
+    sh: &Shared<'_, L, P>,
+    first: Time,
+) -> WorkerResult {
+    let nclusters = sh.clusters.len();
+    let mut outboxes: Vec<Vec<Event<L::Event>>> = (0..nclusters).map(|_| Vec::new()).collect();
+    let mut sent = Vec::new();
+    let mut stats = ThreadStats::default();
+    let mut failure: Option<Failure> = None;
+    let mut last = 0;
+    let mut gmin = first;
+    let mut generation = 0usize;
+    let stop = loop {
+        if gmin == Time::MAX {
+            break StopReason::Drained;
+        }
+        if gmin >= sh.end_time {
+            break StopReason::EndTime;
+        }
+        let window_end = gmin.saturating_add(sh.window).min(sh.end_time);
+        let parity = generation & 1;
+        let mut local_min = Time::MAX;
+        let mut stop_requested = false;
+        loop {
+            let c = sh.next_cluster.fetch_add(1, Ordering::Relaxed);
+            if c >= nclusters {
+                break;
+            }
+            stats.cluster_windows += 1;
+            let mut guard = lock(&sh.clusters[c]);
+            let cl = &mut *guard;
+            {
+                let mut inbox = lock(&sh.mail[parity ^ 1][c]);
+                for ev in inbox.drain(..) {
+                    cl.pending.push(ev);
+                }
+            }
+            let my_cluster = c as u32;
+            while let Some(ev) = cl.pending.pop_before(window_end) {
+                let t = ev.time();
+                let key = ev.key;
+                let me = ev.dst;
+                last = last.max(t);
+                stats.events += 1;
+                let local = sh.local_index[me.index()] as usize;
+                dispatch(&mut cl.slots[local], ev, &mut sent, &mut stop_requested);
+                let mut failed = false;
+                for out in sent.drain(..) {
+                    match sh.channels.check(me, t, &out) {
+                        Ok(_) => {
+                            let dc = sh.channels.cluster_of(out.dst);
+                            if dc == my_cluster {
+                                cl.pending.push(out);
+                            } else {
+                                local_min = local_min.min(out.time());
+                                outboxes[dc as usize].push(out);
+                            }
+                        }
+                        Err(error) => {
+                            if !failed {
+                                failure = Failure::earliest(
+                                    failure.take(),
+                                    Some(Failure { at: key, error }),
+                                );
+                                failed = true;
+                            }
+                        }
+                    }
+                }
+                if failed {
+                    break;
+                }
+            }
+            if let Some(t) = cl.pending.next_time() {
+                local_min = local_min.min(t);
+            }
+        }
+        for (dc, out) in outboxes.iter_mut().enumerate() {
+            if !out.is_empty() {
+                lock(&sh.mail[parity][dc]).append(out);
+            }
+        }
+        let mut flags = 0;
+        if stop_requested {
+            flags |= FLAG_STOP;
+        }
+        if failure.is_some() {
+            flags |= FLAG_ERROR;
+        }
+        let wait_start = Instant::now();
+        let reduced = sh.barrier.wait(
+            WindowReduction {
+                min_time: local_min,
+                flags,
+            },
+            || {
+                sh.next_cluster.store(0, Ordering::Relaxed);
+                sh.windows.fetch_add(1, Ordering::Relaxed);
+            },
+        );
+        stats.barrier_wait += wait_start.elapsed();
+        generation += 1;
+        let Ok(reduced) = reduced else {
+            break StopReason::Requested;
+        };
+        if reduced.flags & FLAG_ERROR != 0 {
+            break StopReason::Requested;
+        }
+        if reduced.flags & FLAG_STOP != 0 {
+            break StopReason::Requested;
+        }
+        gmin = reduced.min_time;
+    };
+    WorkerResult {
+        stats,
+        failure,
+        last,
+        stop,
+    }
+}

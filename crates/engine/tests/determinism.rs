@@ -1,0 +1,502 @@
+//! Determinism and contract tests for the executors: identical results for any executor, thread
+//! count and partitioning; lookahead violations; edge cases.
+
+use bbsim_engine::digest::Digest;
+use bbsim_engine::phold::{state_digest, PholdParams};
+use bbsim_engine::{
+    Ctx, EngineError, Executor, LogicalProcess, LookaheadTable, LpId, Parallel, PartitionSpec,
+    PendingKind, Sequential, SequentialOrder, SimConfig, Simulation, StopReason, Time,
+};
+
+/// Every executor configuration the tests compare.
+fn executors() -> Vec<(String, Box<dyn Fn() -> AnyExec>)> {
+    let mut v: Vec<(String, Box<dyn Fn() -> AnyExec>)> = Vec::new();
+    for order in [SequentialOrder::Global, SequentialOrder::Windowed] {
+        for pending in [PendingKind::Heap, PendingKind::Ring] {
+            v.push((
+                format!("sequential/{order:?}/{pending:?}"),
+                Box::new(move || AnyExec::Seq(Sequential { pending, order })),
+            ));
+        }
+    }
+    for threads in 1..=4 {
+        for pending in [PendingKind::Heap, PendingKind::Ring] {
+            v.push((
+                format!("parallel/{threads}/{pending:?}"),
+                Box::new(move || AnyExec::Par(Parallel { threads, pending })),
+            ));
+        }
+    }
+    v
+}
+
+enum AnyExec {
+    Seq(Sequential),
+    Par(Parallel),
+}
+
+impl Executor for AnyExec {
+    fn execute<L: LogicalProcess>(
+        &self,
+        input: bbsim_engine::sim::RunInput<'_, L>,
+    ) -> Result<bbsim_engine::RunStats, EngineError> {
+        match self {
+            AnyExec::Seq(s) => s.execute(input),
+            AnyExec::Par(p) => p.execute(input),
+        }
+    }
+}
+
+fn partitionings() -> Vec<PartitionSpec> {
+    vec![
+        PartitionSpec::Contiguous { clusters: 16 },
+        PartitionSpec::RoundRobin { clusters: 7 },
+    ]
+}
+
+#[test]
+fn phold_is_identical_for_every_executor_thread_count_and_partitioning() {
+    let params = PholdParams {
+        nlp: 256,
+        start_events: 4,
+        remote: 0.25,
+        mean: 1.0,
+        lookahead: 0.5,
+        end: 60.0,
+        seed: 42,
+    };
+    let mut reference: Option<(u64, u64)> = None;
+    for partition in partitionings() {
+        for (name, make) in executors() {
+            let mut sim = params.build(partition.clone());
+            let stats = sim.run(&make()).expect("phold runs");
+            let got = (stats.events, state_digest(&sim));
+            assert!(
+                stats.events > 10_000,
+                "{name}: too few events {}",
+                stats.events
+            );
+            assert_eq!(stats.stop, StopReason::EndTime);
+            match reference {
+                None => reference = Some(got),
+                Some(r) => assert_eq!(r, got, "{name} with {partition:?} differs"),
+            }
+        }
+    }
+}
+
+#[test]
+fn phold_windows_and_per_thread_load_are_reported() {
+    let params = PholdParams {
+        nlp: 64,
+        start_events: 2,
+        lookahead: 0.5,
+        end: 50.0,
+        ..PholdParams::default()
+    };
+    let mut seq = params.build(PartitionSpec::Auto);
+    let s = seq.run(&Sequential::default()).expect("runs");
+    let mut par = params.build(PartitionSpec::Auto);
+    let p = par.run(&Parallel::new(2)).expect("runs");
+    assert_eq!(s.events, p.events);
+    assert_eq!(
+        s.windows, p.windows,
+        "window sequence is executor-independent"
+    );
+    assert!(
+        p.windows >= 80,
+        "50 units / 0.5 lookahead: {} windows",
+        p.windows
+    );
+    assert_eq!(p.per_thread.len(), 2);
+    assert_eq!(p.per_thread.iter().map(|t| t.events).sum::<u64>(), p.events);
+    assert!(p.events_per_window() > 1.0);
+}
+
+/// A model that mixes intra-window self-events (delays below the lookahead, including zero),
+/// cross-LP events at exactly the lookahead, priorities and equal receive times.
+#[derive(Clone, Debug, Default)]
+struct Chatter {
+    nlp: u32,
+    fold: u64,
+    log: Vec<(Time, u8, u32, u64, u32)>,
+}
+
+const LA: Time = 1_000;
+
+#[derive(Clone, Copy, Debug)]
+struct Msg {
+    hops: u32,
+}
+
+impl LogicalProcess for Chatter {
+    type Event = Msg;
+
+    fn init(&mut self, ctx: &mut Ctx<'_, Msg>) {
+        ctx.send_self(0, Msg { hops: 0 });
+        ctx.send_with_priority(ctx.me(), 0, 3, Msg { hops: 0 });
+    }
+
+    fn handle(&mut self, ev: Msg, ctx: &mut Ctx<'_, Msg>) {
+        let k = ctx.current_key();
+        self.log
+            .push((k.time, k.priority(), k.source().0, k.seq, ev.hops));
+        self.fold = Digest::new()
+            .word(self.fold)
+            .word(k.time)
+            .word(k.order)
+            .word(k.seq)
+            .word(u64::from(ev.hops))
+            .finish();
+        if ev.hops >= 40 {
+            return;
+        }
+        let r = ctx.rng().below(4);
+        let next = Msg { hops: ev.hops + 1 };
+        match r {
+            // intra-window self-events, including zero delay
+            0 => {
+                let d = ctx.rng().below(LA / 3);
+                ctx.send_self(d, next)
+            }
+            1 => ctx.send_with_priority(ctx.me(), 0, 1, next),
+            // cross-LP at exactly the lookahead: several LPs hit the same receive time
+            _ => {
+                let dst = LpId((ctx.me().0 + 1 + r as u32) % self.nlp);
+                ctx.send(dst, LA, next);
+            }
+        }
+    }
+}
+
+fn chatter_sim(nlp: u32, partition: PartitionSpec) -> Simulation<Chatter> {
+    let lps = (0..nlp)
+        .map(|_| Chatter {
+            nlp,
+            ..Default::default()
+        })
+        .collect();
+    Simulation::new(
+        lps,
+        LookaheadTable::uniform(LA),
+        SimConfig {
+            seed: 9,
+            end_time: Time::MAX,
+            partition,
+        },
+    )
+}
+
+#[test]
+fn intra_window_self_events_are_identical_everywhere() {
+    let mut reference = None;
+    for partition in partitionings() {
+        for (name, make) in executors() {
+            let mut sim = chatter_sim(12, partition.clone());
+            let stats = sim.run(&make()).expect("runs");
+            assert_eq!(stats.stop, StopReason::Drained);
+            let mut d = Digest::new();
+            for lp in sim.lps() {
+                d.word(lp.fold).word(lp.log.len() as u64);
+            }
+            let got = (stats.events, d.finish());
+            match reference {
+                None => reference = Some(got),
+                Some(r) => assert_eq!(r, got, "{name} with {partition:?} differs"),
+            }
+        }
+    }
+}
+
+#[test]
+fn each_lp_sees_its_events_in_nondecreasing_time() {
+    let mut sim = chatter_sim(5, PartitionSpec::RoundRobin { clusters: 5 });
+    sim.run(&Parallel::new(3)).expect("runs");
+    for lp in sim.lps() {
+        for w in lp.log.windows(2) {
+            assert!(
+                w[0].0 <= w[1].0,
+                "time went backwards: {:?} then {:?}",
+                w[0],
+                w[1]
+            );
+        }
+        // The two init events at time 0: priority 0 before priority 3.
+        assert_eq!((lp.log[0].0, lp.log[0].1), (0, 0));
+    }
+}
+
+/// Every LP sends several events to LP 0 for the same receive time, with mixed priorities.
+#[derive(Clone, Debug, Default)]
+struct Converge {
+    seen: Vec<(u8, u32, u64)>,
+}
+impl LogicalProcess for Converge {
+    type Event = ();
+    fn init(&mut self, ctx: &mut Ctx<'_, ()>) {
+        for i in 0..3u8 {
+            let prio = (ctx.me().0 as u8 + i) % 3;
+            ctx.send_with_priority(LpId(0), 10 * LA, prio, ());
+        }
+    }
+    fn handle(&mut self, _: (), ctx: &mut Ctx<'_, ()>) {
+        let k = ctx.current_key();
+        assert_eq!(k.time, 10 * LA);
+        self.seen.push((k.priority(), k.source().0, k.seq));
+    }
+}
+
+#[test]
+fn events_at_equal_times_follow_priority_source_sequence() {
+    let mut reference = None;
+    for partition in partitionings() {
+        for (name, make) in executors() {
+            let mut sim = Simulation::new(
+                vec![Converge::default(); 9],
+                LookaheadTable::uniform(LA),
+                SimConfig {
+                    partition: partition.clone(),
+                    ..SimConfig::default()
+                },
+            );
+            sim.run(&make()).expect("runs");
+            let seen = sim.lp(LpId(0)).expect("lp 0").seen.clone();
+            assert_eq!(seen.len(), 27, "{name}");
+            let mut sorted = seen.clone();
+            sorted.sort();
+            assert_eq!(seen, sorted, "{name}");
+            assert_eq!(seen[0], (0, 0, 0));
+            match &reference {
+                None => reference = Some(seen),
+                Some(r) => assert_eq!(r, &seen, "{name}"),
+            }
+        }
+    }
+}
+
+/// Sends to a neighbour with too little delay.
+#[derive(Clone, Debug)]
+struct Hasty {
+    delay: Time,
+}
+
+impl LogicalProcess for Hasty {
+    type Event = ();
+    fn init(&mut self, ctx: &mut Ctx<'_, ()>) {
+        if ctx.me() == LpId(0) {
+            ctx.send_self(5_000, ());
+        }
+    }
+    fn handle(&mut self, _ev: (), ctx: &mut Ctx<'_, ()>) {
+        if ctx.me() == LpId(0) {
+            ctx.send(LpId(1), self.delay, ());
+        }
+    }
+    fn label(&self) -> String {
+        "hasty".into()
+    }
+}
+
+fn hasty(delay: Time, partition: PartitionSpec) -> Simulation<Hasty> {
+    Simulation::new(
+        vec![Hasty { delay }, Hasty { delay }],
+        LookaheadTable::uniform(LA),
+        SimConfig {
+            partition,
+            ..SimConfig::default()
+        },
+    )
+}
+
+#[test]
+fn lookahead_violation_names_both_lps_and_times() {
+    for (name, make) in executors() {
+        let mut sim = hasty(10, PartitionSpec::Contiguous { clusters: 2 });
+        let err = sim.run(&make()).expect_err("must fail");
+        let msg = err.to_string();
+        assert!(
+            matches!(err, EngineError::LookaheadViolation { .. }),
+            "{name}: {msg}"
+        );
+        assert!(msg.contains("LP 0 (hasty)"), "{name}: {msg}");
+        assert!(msg.contains("LP 1 (hasty)"), "{name}: {msg}");
+        assert!(msg.contains("at 5 ns for 5.010000 ns"), "{name}: {msg}");
+        assert!(msg.contains("lookahead of 1 ns"), "{name}: {msg}");
+    }
+    // The same short delay inside one cluster is legal.
+    let mut same = hasty(10, PartitionSpec::Contiguous { clusters: 1 });
+    assert_eq!(same.run(&Parallel::new(2)).expect("legal").events, 2);
+    // And enough delay across clusters is legal.
+    let mut ok = hasty(LA, PartitionSpec::Contiguous { clusters: 2 });
+    assert_eq!(ok.run(&Parallel::new(2)).expect("legal").events, 2);
+}
+
+#[test]
+fn undeclared_channel_and_missing_lp_are_errors() {
+    let mut t = LookaheadTable::with_classes(["only"]);
+    t.declare(0, 0, 0);
+    let mut sim = Simulation::new(
+        vec![Hasty { delay: LA }, Hasty { delay: LA }],
+        t,
+        SimConfig {
+            partition: PartitionSpec::Contiguous { clusters: 2 },
+            ..SimConfig::default()
+        },
+    );
+    assert_eq!(
+        sim.run(&Parallel::new(2)).expect_err("zero lookahead"),
+        EngineError::ZeroLookahead
+    );
+    let mut sim = Simulation::new(
+        vec![Idle],
+        LookaheadTable::uniform(LA),
+        SimConfig::default(),
+    );
+    let err = sim.schedule(LpId(3), 0, ()).expect_err("no LP 3");
+    assert!(err.to_string().contains("only 1 LPs"), "{err}");
+    assert!(sim.run(&Sequential::default()).is_ok());
+    assert_eq!(
+        sim.run(&Sequential::default()).expect_err("twice"),
+        EngineError::AlreadyRun
+    );
+}
+
+#[derive(Clone, Debug)]
+struct Idle;
+impl LogicalProcess for Idle {
+    type Event = ();
+    fn handle(&mut self, _: (), _: &mut Ctx<'_, ()>) {}
+}
+
+#[test]
+fn zero_events_and_zero_lps() {
+    for (name, make) in executors() {
+        let mut sim = Simulation::new(
+            vec![Idle; 10],
+            LookaheadTable::uniform(5),
+            SimConfig::default(),
+        );
+        let stats = sim.run(&make()).expect("runs");
+        assert_eq!(stats.events, 0, "{name}");
+        assert_eq!(stats.stop, StopReason::Drained, "{name}");
+        let mut empty: Simulation<Idle> =
+            Simulation::new(vec![], LookaheadTable::uniform(5), SimConfig::default());
+        assert_eq!(empty.run(&make()).expect("runs").events, 0, "{name}");
+    }
+}
+
+#[test]
+fn one_lp_runs_on_every_executor() {
+    let params = PholdParams {
+        nlp: 1,
+        start_events: 8,
+        lookahead: 0.25,
+        end: 100.0,
+        ..PholdParams::default()
+    };
+    let mut reference = None;
+    for (name, make) in executors() {
+        let mut sim = params.build(PartitionSpec::Auto);
+        let stats = sim.run(&make()).expect("runs");
+        let got = (stats.events, state_digest(&sim));
+        match reference {
+            None => reference = Some(got),
+            Some(r) => assert_eq!(r, got, "{name}"),
+        }
+    }
+}
+
+/// Counts events and asks to stop at a fixed event count.
+#[derive(Clone, Debug, Default)]
+struct Stopper {
+    n: u32,
+    seen: u64,
+    last: Time,
+}
+impl LogicalProcess for Stopper {
+    type Event = ();
+    fn init(&mut self, ctx: &mut Ctx<'_, ()>) {
+        ctx.send_self(ctx.me().0 as Time * 7, ());
+    }
+    fn handle(&mut self, _: (), ctx: &mut Ctx<'_, ()>) {
+        self.seen += 1;
+        self.last = ctx.now();
+        if ctx.me() == LpId(3) && self.seen == 50 {
+            ctx.request_stop();
+        }
+        let dst = LpId((ctx.me().0 + 1) % self.n);
+        let d = 100 + ctx.rng().below(300);
+        ctx.send(dst, d, ());
+    }
+}
+
+#[test]
+fn stop_request_and_end_time_are_deterministic() {
+    let mut reference = None;
+    for (name, make) in executors() {
+        let mut sim = Simulation::new(
+            vec![
+                Stopper {
+                    n: 8,
+                    ..Stopper::default()
+                };
+                8
+            ],
+            LookaheadTable::uniform(100),
+            SimConfig {
+                partition: PartitionSpec::RoundRobin { clusters: 4 },
+                ..SimConfig::default()
+            },
+        );
+        let stats = sim.run(&make()).expect("runs");
+        assert_eq!(stats.stop, StopReason::Requested, "{name}");
+        let got: Vec<(u64, Time)> = sim.lps().map(|l| (l.seen, l.last)).collect();
+        match &reference {
+            None => reference = Some(got),
+            Some(r) => assert_eq!(r, &got, "{name}"),
+        }
+    }
+    for (name, make) in executors() {
+        let mut sim = Simulation::new(
+            vec![
+                Stopper {
+                    n: 2,
+                    ..Stopper::default()
+                };
+                2
+            ],
+            LookaheadTable::uniform(100),
+            SimConfig {
+                end_time: 1_000,
+                ..SimConfig::default()
+            },
+        );
+        let stats = sim.run(&make()).expect("runs");
+        assert_eq!(stats.stop, StopReason::EndTime, "{name}");
+        assert!(sim.lps().all(|l| l.last < 1_000), "{name}");
+        assert!(stats.last_event_time < 1_000);
+    }
+}
+
+#[test]
+fn scheduled_environment_events_are_ordered_by_schedule_sequence() {
+    #[derive(Clone, Debug, Default)]
+    struct Rec(Vec<u32>);
+    impl LogicalProcess for Rec {
+        type Event = u32;
+        fn handle(&mut self, ev: u32, _: &mut Ctx<'_, u32>) {
+            self.0.push(ev);
+        }
+    }
+    let mut sim = Simulation::new(
+        vec![Rec::default()],
+        LookaheadTable::uniform(1),
+        SimConfig::default(),
+    );
+    for v in [5, 3, 9] {
+        sim.schedule(LpId(0), 10, v).expect("ok");
+    }
+    sim.schedule(LpId(0), 1, 1).expect("ok");
+    sim.run(&Parallel::new(2)).expect("runs");
+    assert_eq!(sim.lp(LpId(0)).expect("lp").0, vec![1, 5, 3, 9]);
+}

@@ -1,0 +1,1 @@
+//! bbsim sim crate (see docs/architecture.md).

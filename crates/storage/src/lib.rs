@@ -1,0 +1,1 @@
+//! bbsim storage crate (see docs/architecture.md).

@@ -1,0 +1,1 @@
+//! bbsim topology crate (see docs/architecture.md).

@@ -1,0 +1,1 @@
+//! bbsim workload crate (see docs/architecture.md).
