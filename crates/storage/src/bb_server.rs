@@ -1,0 +1,1165 @@
+//! The burst-buffer server: N SSDs striped internally, a pool of request threads, an optional
+//! DRAM staging buffer, capacity accounting per job or reservation, stall-or-spill when full,
+//! and an asynchronous data mover for drain (stage-out) and stage-in.
+//!
+//! A [`BbServer`] is a component of the simulator's BB-server host LP, which also owns the
+//! NIC. The host hands every storage message that arrives to [`BbServer::on_message`] and
+//! every [`StorageEvent`] addressed to itself to [`BbServer::handle`]; both append
+//! [`BbAction`]s: messages to send over the network (replies to clients, drain/spill/stage-in
+//! requests to PFS I/O nodes) and stage-in notifications.
+//!
+//! Data layout: a request's bytes (already striped across servers by the client) are cut into
+//! allocation units of `unit` bytes of the file; unit `i` of a file lives on SSD
+//! `(file + i) mod ssds` (the next SSD with space if that one is full) at a logical address
+//! allocated on first write. Capacity is charged per allocated unit.
+
+use crate::capacity::{CapacityLedger, FullPolicy};
+use crate::drain::{DrainConfig, DrainPolicy, Pacer};
+use crate::error::{positive, ConfigError};
+use crate::event::StorageEvent;
+use crate::intervals::Intervals;
+use crate::request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, RequestKind, StorageMsg};
+use crate::ssd::{Ssd, SsdCompletion, SsdConfig, SsdRequest};
+use crate::units::transfer_ps;
+use bbsim_engine::{Ctx, Time};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// A DRAM buffer that absorbs writes and acknowledges them before they reach the SSDs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StagingConfig {
+    /// Buffer size (bytes).
+    pub capacity: u64,
+    /// Copy bandwidth into the buffer (bytes/s).
+    pub bandwidth: u64,
+}
+
+/// BB server parameters. Sizes in bytes, bandwidths in bytes/s, times in ps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BbServerConfig {
+    /// The SSD model (all SSDs of the server are alike).
+    pub ssd: SsdConfig,
+    /// SSDs in the server.
+    pub ssds: u32,
+    /// Allocation unit and internal stripe unit across the SSDs (bytes).
+    pub unit: u64,
+    /// Request threads: requests processed at once; others wait FIFO.
+    pub threads: u32,
+    /// Software time per request on its thread before the SSDs see it (ps).
+    pub request_overhead: Time,
+    /// Optional DRAM staging buffer.
+    pub staging: Option<StagingConfig>,
+    /// What a write that does not fit does.
+    pub full_policy: FullPolicy,
+    /// The data mover to and from the PFS.
+    pub drain: DrainConfig,
+}
+
+impl Default for BbServerConfig {
+    fn default() -> Self {
+        BbServerConfig {
+            ssd: SsdConfig::default(),
+            ssds: 4,
+            unit: 1 << 20,
+            threads: 16,
+            request_overhead: 0,
+            staging: None,
+            full_policy: FullPolicy::Stall,
+            drain: DrainConfig::default(),
+        }
+    }
+}
+
+impl BbServerConfig {
+    /// Checks every setting; keys are relative to the BB server section.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.ssd.validate().map_err(|e| e.within("ssd"))?;
+        positive("ssds", u64::from(self.ssds))?;
+        if self.ssds > u32::from(u16::MAX) {
+            return Err(ConfigError::new("ssds", "must be at most 65535"));
+        }
+        positive("unit", self.unit)?;
+        if self.unit > self.ssd.capacity {
+            return Err(ConfigError::new("unit", "must not exceed ssd.capacity"));
+        }
+        if self.ssd.capacity / self.unit > u64::from(u32::MAX) {
+            return Err(ConfigError::new(
+                "unit",
+                "too small: more than 2^32 units per SSD",
+            ));
+        }
+        positive("threads", u64::from(self.threads))?;
+        if let Some(s) = &self.staging {
+            positive("staging.capacity", s.capacity)?;
+            positive("staging.bandwidth", s.bandwidth)?;
+        }
+        self.drain.validate().map_err(|e| e.within("drain"))?;
+        if self.full_policy == FullPolicy::Stall && !self.drain.evict {
+            return Err(ConfigError::new(
+                "drain.evict",
+                "must be true when full_policy is stall (a full BB must be able to make room)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Capacity of the server (bytes): whole units on every SSD.
+    pub fn capacity(&self) -> u64 {
+        (self.ssd.capacity / self.unit.max(1)) * self.unit * u64::from(self.ssds)
+    }
+}
+
+/// What the host LP must do on the server's behalf.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BbAction {
+    /// Send `msg` over the network to `to`.
+    Send {
+        /// Destination endpoint.
+        to: Endpoint,
+        /// The message.
+        msg: StorageMsg,
+    },
+    /// A stage-in started with [`BbServer::stage_in`] is complete.
+    StageInDone {
+        /// The id returned by `stage_in`.
+        stage: u64,
+        /// Its allocation.
+        alloc: u32,
+        /// Its file.
+        file: u64,
+        /// Bytes staged in.
+        bytes: u64,
+    },
+}
+
+/// A timer of a BB server, delivered as [`StorageEvent::Bb`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BbEvent(BbTimer);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BbTimer {
+    /// The request's software overhead on its thread is over.
+    Overhead(u64),
+    /// The request's data is in the staging buffer.
+    Staged(u64),
+    /// The data mover may start its next transfer.
+    Mover,
+}
+
+/// Byte counters of a BB server, for conservation checks and reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BbLedger {
+    /// Client write bytes received.
+    pub received: u64,
+    /// Dirty bytes held (on SSD or in DRAM) and not yet handed to the drain.
+    pub in_bb: u64,
+    /// Dirty bytes overwritten by later writes before being drained.
+    pub superseded: u64,
+    /// Dirty bytes dropped by [`BbServer::delete_file`].
+    pub deleted: u64,
+    /// Bytes of writes waiting for space.
+    pub stalled: u64,
+    /// Bytes handed to the drain (read from SSD, then sent to the PFS).
+    pub drain_handed: u64,
+    /// Drained bytes the PFS has acknowledged.
+    pub drain_acked: u64,
+    /// Client write bytes forwarded to the PFS because the BB was full.
+    pub spilled: u64,
+    /// Bytes written into the BB by stage-in.
+    pub staged_in: u64,
+    /// Capacity in use (bytes, whole units).
+    pub occupied: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Unit {
+    ssd: u16,
+    lba: u32,
+    dirty: Intervals,
+    pending_writes: u32,
+    draining: u32,
+    queued: bool,
+    doomed: bool,
+    drained: bool,
+}
+
+type UnitKey = (u32, u64, u64);
+
+#[derive(Clone, Debug)]
+struct Active {
+    req: IoRequest,
+    pieces_left: u32,
+    acked: bool,
+    thread: bool,
+    status: ReplyStatus,
+    stage: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum SsdOp {
+    Piece {
+        active: u64,
+        key: UnitKey,
+        staged: u64,
+    },
+    Read {
+        active: u64,
+    },
+    DrainRead {
+        key: UnitKey,
+        bytes: u64,
+        offset: u64,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+enum PfsOp {
+    Drain { key: UnitKey, bytes: u64 },
+    Spill { active: u64 },
+    StageRead { stage: u64, offset: u64, len: u64 },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct StageIn {
+    alloc: u32,
+    file: u64,
+    stream: u32,
+    total: u64,
+    written: u64,
+}
+
+/// Per-SSD logical-unit allocator: fresh units in order, recycled units first.
+#[derive(Clone, Debug)]
+struct LbaAlloc {
+    fresh: u32,
+    limit: u32,
+    recycled: Vec<u32>,
+}
+
+impl LbaAlloc {
+    fn available(&self) -> u64 {
+        u64::from(self.limit - self.fresh) + self.recycled.len() as u64
+    }
+    fn take(&mut self) -> Option<u32> {
+        if let Some(l) = self.recycled.pop() {
+            return Some(l);
+        }
+        if self.fresh < self.limit {
+            self.fresh += 1;
+            return Some(self.fresh - 1);
+        }
+        None
+    }
+}
+
+/// One burst-buffer server.
+#[derive(Clone, Debug)]
+pub struct BbServer {
+    cfg: BbServerConfig,
+    me: Endpoint,
+    pfs_targets: Vec<Endpoint>,
+    ssds: Vec<Ssd>,
+    lbas: Vec<LbaAlloc>,
+    ledger: CapacityLedger,
+    units: BTreeMap<UnitKey, Unit>,
+    actives: BTreeMap<u64, Active>,
+    next_id: u64,
+    threads_busy: u32,
+    thread_queue: VecDeque<u64>,
+    stalled: VecDeque<u64>,
+    staging_used: u64,
+    ssd_ops: BTreeMap<u64, SsdOp>,
+    pfs_ops: BTreeMap<u64, PfsOp>,
+    drain_fifo: BTreeMap<u32, VecDeque<UnitKey>>,
+    ended: BTreeSet<u32>,
+    stage_ins: BTreeMap<u64, StageIn>,
+    stage_queue: VecDeque<(u64, u64, u64)>,
+    mover_outstanding: u32,
+    mover_tick: bool,
+    pacer: Pacer,
+    counters: BbLedger,
+    done: Vec<SsdCompletion>,
+    free_units: u64,
+}
+
+/// Iterator over the allocation-unit pieces of a byte range.
+struct Pieces {
+    unit: u64,
+    pos: u64,
+    end: u64,
+}
+
+impl Iterator for Pieces {
+    type Item = (u64, u64, u64);
+
+    fn next(&mut self) -> Option<(u64, u64, u64)> {
+        if self.pos >= self.end {
+            return None;
+        }
+        let idx = self.pos / self.unit;
+        let off = self.pos % self.unit;
+        let n = (self.unit - off).min(self.end - self.pos);
+        self.pos += n;
+        Some((idx, off, n))
+    }
+}
+
+impl BbServer {
+    /// A server at network endpoint `me` that drains, spills and stages in through the PFS
+    /// I/O nodes `pfs_targets` (file `f` uses `pfs_targets[f mod len]`).
+    pub fn new(
+        cfg: BbServerConfig,
+        me: Endpoint,
+        pfs_targets: Vec<Endpoint>,
+    ) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        if pfs_targets.is_empty() {
+            return Err(ConfigError::new(
+                "pfs_targets",
+                "needs at least one PFS I/O node",
+            ));
+        }
+        let ssds = (0..cfg.ssds)
+            .map(|d| Ssd::new(d as u16, cfg.ssd.clone()).map_err(|e| e.within("ssd")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let per = (cfg.ssd.capacity / cfg.unit) as u32;
+        let cfg_ssds = cfg.ssds;
+        let lbas = (0..cfg.ssds)
+            .map(|_| LbaAlloc {
+                fresh: 0,
+                limit: per,
+                recycled: Vec::new(),
+            })
+            .collect();
+        Ok(BbServer {
+            ledger: CapacityLedger::new(cfg.capacity()),
+            cfg,
+            me,
+            pfs_targets,
+            ssds,
+            lbas,
+            units: BTreeMap::new(),
+            actives: BTreeMap::new(),
+            next_id: 0,
+            threads_busy: 0,
+            thread_queue: VecDeque::new(),
+            stalled: VecDeque::new(),
+            staging_used: 0,
+            ssd_ops: BTreeMap::new(),
+            pfs_ops: BTreeMap::new(),
+            drain_fifo: BTreeMap::new(),
+            ended: BTreeSet::new(),
+            stage_ins: BTreeMap::new(),
+            stage_queue: VecDeque::new(),
+            mover_outstanding: 0,
+            mover_tick: false,
+            pacer: Pacer::default(),
+            counters: BbLedger::default(),
+            done: Vec::new(),
+            free_units: u64::from(per) * u64::from(cfg_ssds),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &BbServerConfig {
+        &self.cfg
+    }
+
+    /// This server's endpoint.
+    pub fn endpoint(&self) -> Endpoint {
+        self.me
+    }
+
+    /// The SSDs, for statistics.
+    pub fn ssds(&self) -> &[Ssd] {
+        &self.ssds
+    }
+
+    /// Capacity accounting.
+    pub fn capacity(&self) -> &CapacityLedger {
+        &self.ledger
+    }
+
+    /// Byte counters.
+    pub fn ledger(&self) -> BbLedger {
+        let mut l = self.counters;
+        l.occupied = self.ledger.used();
+        l
+    }
+
+    /// Requests accepted and not yet finished (including stalled ones).
+    pub fn active_requests(&self) -> usize {
+        self.actives.len()
+    }
+
+    /// Grants allocation `alloc` at most `bytes` on this server (job or DataWarp reservation).
+    pub fn reserve(&mut self, alloc: u32, bytes: u64) -> Result<(), ConfigError> {
+        self.ledger.reserve(alloc, bytes)
+    }
+
+    fn fresh_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn target(&self, file: u64) -> Endpoint {
+        self.pfs_targets[(file % self.pfs_targets.len() as u64) as usize]
+    }
+
+    /// Handles a storage message delivered to this server by the network.
+    pub fn on_message<E: From<StorageEvent>>(
+        &mut self,
+        msg: StorageMsg,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) {
+        match msg {
+            StorageMsg::Request(req) => self.on_request(req, ctx, out),
+            StorageMsg::Reply(rep) => self.on_pfs_reply(rep, ctx, out),
+        }
+    }
+
+    fn on_request<E: From<StorageEvent>>(
+        &mut self,
+        req: IoRequest,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) {
+        if req.op == IoOp::Write {
+            self.counters.received += req.len;
+        }
+        let id = self.fresh_id();
+        self.actives.insert(
+            id,
+            Active {
+                req,
+                pieces_left: 0,
+                acked: false,
+                thread: false,
+                status: ReplyStatus::Done,
+                stage: None,
+            },
+        );
+        if self.threads_busy < self.cfg.threads {
+            self.start(id, ctx, out);
+        } else {
+            self.thread_queue.push_back(id);
+        }
+    }
+
+    fn start<E: From<StorageEvent>>(
+        &mut self,
+        id: u64,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) {
+        self.threads_busy += 1;
+        if let Some(a) = self.actives.get_mut(&id) {
+            a.thread = true;
+        }
+        if self.cfg.request_overhead > 0 {
+            let ev = StorageEvent::Bb(BbEvent(BbTimer::Overhead(id)));
+            ctx.send_self(self.cfg.request_overhead, E::from(ev));
+        } else {
+            self.run(id, ctx, out);
+        }
+    }
+
+    fn run<E: From<StorageEvent>>(
+        &mut self,
+        id: u64,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) {
+        let Some(a) = self.actives.get(&id) else {
+            return;
+        };
+        match a.req.op {
+            IoOp::Write => self.try_write(id, ctx, out),
+            IoOp::Read => self.read(id, ctx, out),
+        }
+    }
+
+    fn release_thread<E: From<StorageEvent>>(
+        &mut self,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) {
+        self.threads_busy = self.threads_busy.saturating_sub(1);
+        if let Some(next) = self.thread_queue.pop_front() {
+            self.start(next, ctx, out);
+        }
+    }
+
+    /// The unit pieces of `[offset, offset + len)`: (unit index, offset in unit, length).
+    fn pieces(&self, offset: u64, len: u64) -> Pieces {
+        Pieces {
+            unit: self.cfg.unit,
+            pos: offset,
+            end: offset.saturating_add(len),
+        }
+    }
+
+    fn new_units(&self, req: &IoRequest) -> u64 {
+        self.pieces(req.offset, req.len)
+            .filter(|(i, _, _)| !self.units.contains_key(&(req.alloc, req.file, *i)))
+            .count() as u64
+    }
+
+    fn fits(&self, req: &IoRequest) -> bool {
+        let n = self.new_units(req);
+        n <= self.free_units && self.ledger.fits(req.alloc, n * self.cfg.unit)
+    }
+
+    fn try_write<E: From<StorageEvent>>(
+        &mut self,
+        id: u64,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) {
+        let Some(a) = self.actives.get(&id) else {
+            return;
+        };
+        let req = a.req.clone();
+        if self.stalled.is_empty() && self.fits(&req) {
+            self.commit_write(id, ctx);
+            return;
+        }
+        if self.cfg.full_policy == FullPolicy::Spill && req.kind == RequestKind::Client {
+            let op = self.fresh_id();
+            self.pfs_ops.insert(op, PfsOp::Spill { active: id });
+            self.counters.spilled += req.len;
+            let fwd = IoRequest {
+                id: op,
+                origin: self.me,
+                kind: RequestKind::Spill,
+                hops: 0,
+                ..req.clone()
+            };
+            out.push(BbAction::Send {
+                to: self.target(req.file),
+                msg: StorageMsg::Request(fwd),
+            });
+            if let Some(a) = self.actives.get_mut(&id) {
+                a.thread = false;
+                a.status = ReplyStatus::Spilled;
+            }
+            self.release_thread(ctx, out);
+        } else {
+            self.counters.stalled += req.len;
+            self.stalled.push_back(id);
+            self.pump(ctx, out);
+        }
+    }
+
+    fn retry_stalled<E: From<StorageEvent>>(&mut self, ctx: &mut Ctx<'_, E>) {
+        while let Some(&id) = self.stalled.front() {
+            let Some(a) = self.actives.get(&id) else {
+                self.stalled.pop_front();
+                continue;
+            };
+            if !self.fits(&a.req) {
+                break;
+            }
+            self.counters.stalled -= a.req.len;
+            self.stalled.pop_front();
+            self.commit_write(id, ctx);
+        }
+    }
+
+    fn commit_write<E: From<StorageEvent>>(&mut self, id: u64, ctx: &mut Ctx<'_, E>) {
+        let Some(a) = self.actives.get(&id) else {
+            return;
+        };
+        let req = a.req.clone();
+        let clean = req.kind == RequestKind::StageIn;
+        let staged = match &self.cfg.staging {
+            Some(s) if !clean && self.staging_used + req.len <= s.capacity => {
+                self.staging_used += req.len;
+                let ev = StorageEvent::Bb(BbEvent(BbTimer::Staged(id)));
+                ctx.send_self(transfer_ps(req.len, s.bandwidth), E::from(ev));
+                true
+            }
+            _ => false,
+        };
+        let n = self.cfg.ssds as u64;
+        let mut count = 0;
+        for (idx, off, len) in self.pieces(req.offset, req.len) {
+            count += 1;
+            let key = (req.alloc, req.file, idx);
+            if !self.units.contains_key(&key) {
+                let pref = ((req.file.wrapping_add(idx)) % n) as usize;
+                let ssd = (0..n as usize)
+                    .map(|k| (pref + k) % n as usize)
+                    .find(|&d| self.lbas[d].available() > 0)
+                    .unwrap_or(pref);
+                let lba = self.lbas[ssd].take().unwrap_or(0);
+                self.free_units = self.free_units.saturating_sub(1);
+                self.ledger.take(req.alloc, self.cfg.unit);
+                self.units.insert(
+                    key,
+                    Unit {
+                        ssd: ssd as u16,
+                        lba,
+                        dirty: Intervals::default(),
+                        pending_writes: 0,
+                        draining: 0,
+                        queued: false,
+                        doomed: false,
+                        drained: false,
+                    },
+                );
+            }
+            let Some(unit) = self.units.get_mut(&key) else {
+                continue;
+            };
+            if clean {
+                self.counters.staged_in += len;
+            } else {
+                let overlap = unit.dirty.insert(off, off + len);
+                self.counters.superseded += overlap;
+                self.counters.in_bb += len - overlap;
+            }
+            unit.pending_writes += 1;
+            let (ssd, lba) = (unit.ssd, unit.lba);
+            let op = self.fresh_id();
+            self.ssd_ops.insert(
+                op,
+                SsdOp::Piece {
+                    active: id,
+                    key,
+                    staged: if staged { len } else { 0 },
+                },
+            );
+            let r = SsdRequest {
+                tag: op,
+                op: IoOp::Write,
+                offset: u64::from(lba) * self.cfg.unit + off,
+                len,
+                stream: req.stream,
+            };
+            self.ssds[usize::from(ssd)].submit(r, ctx);
+        }
+        if let Some(a) = self.actives.get_mut(&id) {
+            a.pieces_left = count;
+        }
+    }
+
+    fn read<E: From<StorageEvent>>(
+        &mut self,
+        id: u64,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) {
+        let Some(a) = self.actives.get(&id) else {
+            return;
+        };
+        let req = a.req.clone();
+        if req.len == 0 {
+            self.finish(id, ctx, out);
+            return;
+        }
+        let n = u64::from(self.cfg.ssds);
+        let mut missing = false;
+        let mut count = 0;
+        for (idx, off, len) in self.pieces(req.offset, req.len) {
+            count += 1;
+            let (ssd, offset) = match self.units.get(&(req.alloc, req.file, idx)) {
+                Some(u) => (usize::from(u.ssd), u64::from(u.lba) * self.cfg.unit + off),
+                None => {
+                    missing = true;
+                    (((req.file.wrapping_add(idx)) % n) as usize, off)
+                }
+            };
+            let op = self.fresh_id();
+            self.ssd_ops.insert(op, SsdOp::Read { active: id });
+            let r = SsdRequest {
+                tag: op,
+                op: IoOp::Read,
+                offset,
+                len,
+                stream: req.stream,
+            };
+            self.ssds[ssd].submit(r, ctx);
+        }
+        if let Some(a) = self.actives.get_mut(&id) {
+            a.pieces_left = count;
+            if missing {
+                a.status = ReplyStatus::Missing;
+            }
+        }
+    }
+
+    /// Acknowledges request `id` (reply, thread) if it has not been, and forgets it once its
+    /// SSD work is done too.
+    fn finish<E: From<StorageEvent>>(
+        &mut self,
+        id: u64,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) {
+        let Some(a) = self.actives.get_mut(&id) else {
+            return;
+        };
+        let first = !a.acked;
+        a.acked = true;
+        let thread = std::mem::replace(&mut a.thread, false);
+        let done = a.pieces_left == 0;
+        if first {
+            let r = &a.req;
+            match a.stage {
+                Some(stage) => {
+                    if let Some(s) = self.stage_ins.get_mut(&stage) {
+                        s.written += r.len;
+                        if s.written >= s.total {
+                            let s = *s;
+                            self.stage_ins.remove(&stage);
+                            out.push(BbAction::StageInDone {
+                                stage,
+                                alloc: s.alloc,
+                                file: s.file,
+                                bytes: s.total,
+                            });
+                        }
+                    }
+                }
+                None => out.push(BbAction::Send {
+                    to: r.origin,
+                    msg: StorageMsg::Reply(IoReply {
+                        id: r.id,
+                        op: r.op,
+                        kind: r.kind,
+                        len: r.len,
+                        server: self.me,
+                        status: a.status,
+                        hops: r.hops,
+                    }),
+                }),
+            }
+        }
+        if done {
+            self.actives.remove(&id);
+        }
+        if thread {
+            self.release_thread(ctx, out);
+        }
+    }
+
+    /// Handles a [`StorageEvent`] addressed to this server (its own timers and its SSDs').
+    pub fn handle<E: From<StorageEvent>>(
+        &mut self,
+        ev: StorageEvent,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) {
+        match ev {
+            StorageEvent::Ssd(se) => {
+                let Some(ssd) = self.ssds.get_mut(usize::from(se.dev())) else {
+                    return;
+                };
+                let mut done = std::mem::take(&mut self.done);
+                ssd.handle(se, ctx, &mut done);
+                for c in done.drain(..) {
+                    self.on_ssd_done(c, ctx, out);
+                }
+                self.done = done;
+            }
+            StorageEvent::Bb(BbEvent(t)) => match t {
+                BbTimer::Overhead(id) => self.run(id, ctx, out),
+                BbTimer::Staged(id) => self.finish(id, ctx, out),
+                BbTimer::Mover => {
+                    self.mover_tick = false;
+                    self.pump(ctx, out);
+                }
+            },
+            StorageEvent::Pfs(_) => {}
+        }
+    }
+
+    fn on_ssd_done<E: From<StorageEvent>>(
+        &mut self,
+        c: SsdCompletion,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) {
+        let Some(op) = self.ssd_ops.remove(&c.tag) else {
+            return;
+        };
+        match op {
+            SsdOp::Piece {
+                active,
+                key,
+                staged,
+            } => {
+                self.staging_used -= staged;
+                if let Some(u) = self.units.get_mut(&key) {
+                    u.pending_writes -= 1;
+                }
+                self.unit_settled(key, ctx);
+                self.piece_done(active, ctx, out);
+                self.pump(ctx, out);
+            }
+            SsdOp::Read { active } => self.piece_done(active, ctx, out),
+            SsdOp::DrainRead { key, bytes, offset } => {
+                let op = self.fresh_id();
+                self.pfs_ops.insert(op, PfsOp::Drain { key, bytes });
+                let req = IoRequest {
+                    id: op,
+                    origin: self.me,
+                    op: IoOp::Write,
+                    kind: RequestKind::Drain,
+                    alloc: key.0,
+                    stream: 0,
+                    file: key.1,
+                    offset,
+                    len: bytes,
+                    hops: 0,
+                };
+                out.push(BbAction::Send {
+                    to: self.target(key.1),
+                    msg: StorageMsg::Request(req),
+                });
+            }
+        }
+    }
+
+    fn piece_done<E: From<StorageEvent>>(
+        &mut self,
+        id: u64,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) {
+        let Some(a) = self.actives.get_mut(&id) else {
+            return;
+        };
+        a.pieces_left = a.pieces_left.saturating_sub(1);
+        if a.pieces_left == 0 {
+            if a.acked {
+                self.actives.remove(&id);
+            } else {
+                self.finish(id, ctx, out);
+            }
+        }
+    }
+
+    /// After a unit's write or drain finished: queue it for draining, or evict it.
+    fn unit_settled<E: From<StorageEvent>>(&mut self, key: UnitKey, ctx: &mut Ctx<'_, E>) {
+        let Some(u) = self.units.get_mut(&key) else {
+            return;
+        };
+        if u.pending_writes > 0 || u.draining > 0 {
+            return;
+        }
+        if u.doomed || (self.cfg.drain.evict && u.dirty.is_empty() && u.drained) {
+            self.evict(key, ctx);
+            return;
+        }
+        if !u.dirty.is_empty() && !u.queued {
+            u.queued = true;
+            self.drain_fifo.entry(key.0).or_default().push_back(key);
+        }
+    }
+
+    fn evict<E: From<StorageEvent>>(&mut self, key: UnitKey, ctx: &mut Ctx<'_, E>) {
+        let Some(u) = self.units.remove(&key) else {
+            return;
+        };
+        let unit = self.cfg.unit;
+        self.ssds[usize::from(u.ssd)].trim(u64::from(u.lba) * unit, unit);
+        self.lbas[usize::from(u.ssd)].recycled.push(u.lba);
+        self.free_units += 1;
+        self.ledger.release(key.0, unit);
+        self.retry_stalled(ctx);
+    }
+
+    fn on_pfs_reply<E: From<StorageEvent>>(
+        &mut self,
+        rep: IoReply,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) {
+        let Some(op) = self.pfs_ops.remove(&rep.id) else {
+            return;
+        };
+        match op {
+            PfsOp::Drain { key, bytes } => {
+                self.mover_outstanding -= 1;
+                self.counters.drain_acked += bytes;
+                if let Some(u) = self.units.get_mut(&key) {
+                    u.draining -= 1;
+                    u.drained = true;
+                }
+                self.unit_settled(key, ctx);
+                self.pump(ctx, out);
+            }
+            PfsOp::Spill { active } => self.finish(active, ctx, out),
+            PfsOp::StageRead { stage, offset, len } => {
+                self.mover_outstanding -= 1;
+                if let Some(s) = self.stage_ins.get(&stage).copied() {
+                    let id = self.fresh_id();
+                    let req = IoRequest {
+                        id,
+                        origin: self.me,
+                        op: IoOp::Write,
+                        kind: RequestKind::StageIn,
+                        alloc: s.alloc,
+                        stream: s.stream,
+                        file: s.file,
+                        offset,
+                        len,
+                        hops: 0,
+                    };
+                    self.actives.insert(
+                        id,
+                        Active {
+                            req,
+                            pieces_left: 0,
+                            acked: false,
+                            thread: false,
+                            status: ReplyStatus::Done,
+                            stage: Some(stage),
+                        },
+                    );
+                    if self.stalled.is_empty() && self.fits(&self.actives[&id].req) {
+                        self.commit_write(id, ctx);
+                    } else {
+                        self.counters.stalled += len;
+                        self.stalled.push_back(id);
+                    }
+                }
+                self.pump(ctx, out);
+            }
+        }
+    }
+
+    /// Whether any allocation could be eligible for draining now.
+    fn may_drain(&self) -> bool {
+        if !self.stalled.is_empty() {
+            return true;
+        }
+        match self.cfg.drain.policy {
+            DrainPolicy::Never => false,
+            DrainPolicy::Immediately => true,
+            DrainPolicy::AtJobEnd => !self.ended.is_empty(),
+            DrainPolicy::AboveFill { fill } => self.ledger.fill() > fill,
+        }
+    }
+
+    fn eligible(&self, alloc: u32) -> bool {
+        if !self.stalled.is_empty() {
+            return true;
+        }
+        match self.cfg.drain.policy {
+            DrainPolicy::Never => false,
+            DrainPolicy::Immediately => true,
+            DrainPolicy::AtJobEnd => self.ended.contains(&alloc),
+            DrainPolicy::AboveFill { fill } => self.ledger.fill() > fill,
+        }
+    }
+
+    /// Starts data-mover transfers (stage-in first, then drain) within the bandwidth and
+    /// outstanding limits.
+    fn pump<E: From<StorageEvent>>(&mut self, ctx: &mut Ctx<'_, E>, out: &mut Vec<BbAction>) {
+        if self.stage_queue.is_empty() && !self.may_drain() {
+            return;
+        }
+        let now = ctx.now();
+        let bw = self.cfg.drain.bandwidth;
+        while self.mover_outstanding < self.cfg.drain.max_outstanding {
+            let has_stage = !self.stage_queue.is_empty();
+            let key = if has_stage {
+                None
+            } else {
+                self.next_drain_unit()
+            };
+            if !has_stage && key.is_none() {
+                return;
+            }
+            if now < self.pacer.ready_at() {
+                if let Some(k) = key {
+                    if let Some(u) = self.units.get_mut(&k) {
+                        u.queued = true;
+                    }
+                    self.drain_fifo.entry(k.0).or_default().push_front(k);
+                }
+                if !self.mover_tick {
+                    self.mover_tick = true;
+                    let ev = StorageEvent::Bb(BbEvent(BbTimer::Mover));
+                    ctx.send_self(self.pacer.ready_at() - now, E::from(ev));
+                }
+                return;
+            }
+            if has_stage {
+                let Some((stage, offset, len)) = self.stage_queue.pop_front() else {
+                    return;
+                };
+                let Some(s) = self.stage_ins.get(&stage).copied() else {
+                    continue;
+                };
+                self.pacer.start(now, len, bw);
+                self.mover_outstanding += 1;
+                let op = self.fresh_id();
+                self.pfs_ops
+                    .insert(op, PfsOp::StageRead { stage, offset, len });
+                let req = IoRequest {
+                    id: op,
+                    origin: self.me,
+                    op: IoOp::Read,
+                    kind: RequestKind::StageIn,
+                    alloc: s.alloc,
+                    stream: s.stream,
+                    file: s.file,
+                    offset,
+                    len,
+                    hops: 0,
+                };
+                out.push(BbAction::Send {
+                    to: self.target(s.file),
+                    msg: StorageMsg::Request(req),
+                });
+                continue;
+            }
+            let Some(k) = key else { return };
+            let unit_bytes = self.cfg.unit;
+            let Some(u) = self.units.get_mut(&k) else {
+                continue;
+            };
+            let bytes = u.dirty.len();
+            let offset = k.2 * unit_bytes + u.dirty.first();
+            u.dirty.clear();
+            u.draining += 1;
+            let (ssd, lba) = (u.ssd, u.lba);
+            self.counters.in_bb -= bytes;
+            self.counters.drain_handed += bytes;
+            self.pacer.start(now, bytes, bw);
+            self.mover_outstanding += 1;
+            let op = self.fresh_id();
+            self.ssd_ops.insert(
+                op,
+                SsdOp::DrainRead {
+                    key: k,
+                    bytes,
+                    offset,
+                },
+            );
+            let r = SsdRequest {
+                tag: op,
+                op: IoOp::Read,
+                offset: u64::from(lba) * unit_bytes + (offset - k.2 * unit_bytes),
+                len: bytes,
+                stream: 0,
+            };
+            self.ssds[usize::from(ssd)].submit(r, ctx);
+        }
+    }
+
+    /// Pops the next unit to drain: the oldest queued unit of the first eligible allocation.
+    fn next_drain_unit(&mut self) -> Option<UnitKey> {
+        let allocs: Vec<u32> = self
+            .drain_fifo
+            .iter()
+            .filter(|(_, q)| !q.is_empty())
+            .map(|(&a, _)| a)
+            .collect();
+        for alloc in allocs {
+            if !self.eligible(alloc) {
+                continue;
+            }
+            while let Some(k) = self
+                .drain_fifo
+                .get_mut(&alloc)
+                .and_then(VecDeque::pop_front)
+            {
+                let Some(u) = self.units.get_mut(&k) else {
+                    continue;
+                };
+                u.queued = false;
+                if u.dirty.is_empty() || u.pending_writes > 0 {
+                    continue;
+                }
+                return Some(k);
+            }
+        }
+        None
+    }
+
+    /// The job or reservation `alloc` ended: with [`DrainPolicy::AtJobEnd`] its dirty data
+    /// becomes eligible for stage-out.
+    pub fn job_end<E: From<StorageEvent>>(
+        &mut self,
+        alloc: u32,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) {
+        self.ended.insert(alloc);
+        self.pump(ctx, out);
+    }
+
+    /// Deletes `file` of `alloc` from the BB: its dirty bytes are dropped (counted in
+    /// [`BbLedger::deleted`]), its units trimmed on the SSDs and their capacity released (units
+    /// with transfers in flight are released when those finish).
+    pub fn delete_file<E: From<StorageEvent>>(
+        &mut self,
+        alloc: u32,
+        file: u64,
+        ctx: &mut Ctx<'_, E>,
+    ) {
+        let keys: Vec<UnitKey> = self
+            .units
+            .range((alloc, file, 0)..=(alloc, file, u64::MAX))
+            .map(|(k, _)| *k)
+            .collect();
+        for k in keys {
+            if let Some(u) = self.units.get_mut(&k) {
+                let d = u.dirty.len();
+                u.dirty.clear();
+                u.doomed = true;
+                self.counters.deleted += d;
+                self.counters.in_bb -= d;
+            }
+            self.unit_settled(k, ctx);
+        }
+    }
+
+    /// Stages `bytes` of `file` from the PFS into the BB for allocation `alloc` (before its job
+    /// starts), through the data mover. Returns the stage-in id that
+    /// [`BbAction::StageInDone`] reports. Staged-in data is clean: it is never drained back.
+    pub fn stage_in<E: From<StorageEvent>>(
+        &mut self,
+        alloc: u32,
+        file: u64,
+        bytes: u64,
+        stream: u32,
+        ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
+    ) -> u64 {
+        let stage = self.fresh_id();
+        if bytes == 0 {
+            out.push(BbAction::StageInDone {
+                stage,
+                alloc,
+                file,
+                bytes,
+            });
+            return stage;
+        }
+        self.stage_ins.insert(
+            stage,
+            StageIn {
+                alloc,
+                file,
+                stream,
+                total: bytes,
+                written: 0,
+            },
+        );
+        let mut off = 0;
+        while off < bytes {
+            let len = self.cfg.unit.min(bytes - off);
+            self.stage_queue.push_back((stage, off, len));
+            off += len;
+        }
+        self.pump(ctx, out);
+        stage
+    }
+}

@@ -1,0 +1,137 @@
+//! Cray DataWarp style allocations: capacity granted in fixed grains, an allocation striped
+//! over `ceil(capacity / grain)` BB servers, in `striped` (one namespace shared by the job) or
+//! `private` (one namespace per compute node) mode.
+
+use crate::error::{positive, ConfigError};
+use crate::placement::Layout;
+use crate::units::div_ceil_u64;
+use serde::{Deserialize, Serialize};
+
+/// DataWarp access mode.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DwMode {
+    /// One namespace for the job; every file is striped over all servers of the allocation.
+    Striped,
+    /// One namespace per compute node; each file lives on one server of the allocation,
+    /// chosen round-robin by node rank and file (modelling assumption, see docs/storage.md).
+    Private,
+}
+
+/// DataWarp parameters.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataWarpConfig {
+    /// Allocation granularity (bytes); Cori used 20 GB grains.
+    pub grain: u64,
+    /// Stripe size within a striped allocation (bytes).
+    pub stripe_size: u64,
+}
+
+impl DataWarpConfig {
+    /// Checks the settings; keys relative to the DataWarp section.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        positive("grain", self.grain)?;
+        positive("stripe_size", self.stripe_size)
+    }
+}
+
+/// A granted allocation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DwAllocation {
+    /// Servers (indices into the caller's server list), in stripe order.
+    pub servers: Vec<usize>,
+    /// Capacity granted (whole grains, bytes).
+    pub granted: u64,
+    /// Capacity reserved on each server (bytes), aligned with `servers`.
+    pub per_server: Vec<u64>,
+    /// Access mode.
+    pub mode: DwMode,
+    /// Stripe size (bytes).
+    pub stripe_size: u64,
+}
+
+/// Grants `capacity` bytes in grains over the first `ceil(capacity / grain)` of `candidates`
+/// (server indices in preference order, e.g. from [`crate::placement::stripe_set`] or
+/// least-loaded first). Fails naming `capacity` if there are not enough servers.
+pub fn allocate(
+    cfg: &DataWarpConfig,
+    capacity: u64,
+    mode: DwMode,
+    candidates: &[usize],
+) -> Result<DwAllocation, ConfigError> {
+    cfg.validate()?;
+    positive("capacity", capacity)?;
+    let grains = div_ceil_u64(capacity, cfg.grain);
+    if grains > candidates.len() as u64 {
+        return Err(ConfigError::new(
+            "capacity",
+            format!(
+                "({capacity} bytes) needs {grains} grains of {} bytes, one per server, but only \
+                 {} BB servers are available",
+                cfg.grain,
+                candidates.len()
+            ),
+        ));
+    }
+    let servers = candidates[..grains as usize].to_vec();
+    Ok(DwAllocation {
+        per_server: vec![cfg.grain; servers.len()],
+        granted: grains * cfg.grain,
+        servers,
+        mode,
+        stripe_size: cfg.stripe_size,
+    })
+}
+
+impl DwAllocation {
+    /// The layout of `file` written by the compute node of rank `node` within the job.
+    pub fn layout_for(&self, node: u32, file: u64) -> Layout {
+        match self.mode {
+            DwMode::Striped => Layout {
+                servers: self.servers.clone(),
+                stripe_size: self.stripe_size,
+            },
+            DwMode::Private => {
+                let n = self.servers.len().max(1) as u64;
+                let pick = ((u64::from(node) + file) % n) as usize;
+                Layout {
+                    servers: vec![self.servers[pick]],
+                    stripe_size: self.stripe_size,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GB: u64 = 1_000_000_000;
+
+    #[test]
+    fn grains_decide_the_server_count() {
+        let cfg = DataWarpConfig {
+            grain: 20 * GB,
+            stripe_size: 8 << 20,
+        };
+        let cands: Vec<usize> = (10..20).collect();
+        let a = allocate(&cfg, 50 * GB, DwMode::Striped, &cands).unwrap();
+        assert_eq!(a.servers, vec![10, 11, 12]);
+        assert_eq!(a.granted, 60 * GB);
+        assert_eq!(a.per_server, vec![20 * GB; 3]);
+        assert_eq!(a.layout_for(3, 9).servers, vec![10, 11, 12]);
+        let p = allocate(&cfg, 40 * GB, DwMode::Private, &cands).unwrap();
+        assert_eq!(p.layout_for(0, 0).servers, vec![10]);
+        assert_eq!(p.layout_for(1, 0).servers, vec![11]);
+        assert_eq!(p.layout_for(1, 1).servers, vec![10]);
+        let e = allocate(&cfg, 201 * GB, DwMode::Striped, &cands).unwrap_err();
+        assert_eq!(e.key, "capacity");
+        assert!(e.message.contains("11 grains"));
+        let bad = DataWarpConfig { grain: 0, ..cfg };
+        assert_eq!(
+            allocate(&bad, GB, DwMode::Striped, &cands).unwrap_err().key,
+            "grain"
+        );
+    }
+}

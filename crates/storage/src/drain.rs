@@ -1,0 +1,112 @@
+//! Drain (stage-out to the PFS) and stage-in settings, and the pacing of the data mover.
+
+use crate::error::{positive, ConfigError};
+use crate::units::transfer_ps;
+use bbsim_engine::Time;
+use serde::{Deserialize, Serialize};
+
+/// When dirty BB data becomes eligible for stage-out.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DrainPolicy {
+    /// Only under pressure (a stalled writer) or explicitly.
+    Never,
+    /// As soon as it is on the SSDs.
+    Immediately,
+    /// When its job ends ([`crate::bb_server::BbServer::job_end`]).
+    AtJobEnd,
+    /// While the server's fill (bytes in use / capacity) is above `fill`, oldest data first.
+    AboveFill {
+        /// Fill fraction in `[0, 1]`.
+        fill: f64,
+    },
+}
+
+/// The data mover between a BB server and the PFS.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DrainConfig {
+    /// Stage-out policy.
+    pub policy: DrainPolicy,
+    /// Bandwidth limit of stage-out and stage-in together (bytes/s).
+    pub bandwidth: u64,
+    /// Stage-out / stage-in transfers in flight at once.
+    pub max_outstanding: u32,
+    /// Release (TRIM) drained data from the BB once the PFS has it. Required with
+    /// [`crate::capacity::FullPolicy::Stall`], or a full BB could never make room.
+    pub evict: bool,
+}
+
+impl Default for DrainConfig {
+    fn default() -> Self {
+        DrainConfig {
+            policy: DrainPolicy::AtJobEnd,
+            bandwidth: 1_000_000_000,
+            max_outstanding: 4,
+            evict: true,
+        }
+    }
+}
+
+impl DrainConfig {
+    /// Checks the settings; keys are relative to the drain section.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        positive("bandwidth", self.bandwidth)?;
+        positive("max_outstanding", u64::from(self.max_outstanding))?;
+        if let DrainPolicy::AboveFill { fill } = self.policy {
+            if !(fill.is_finite() && (0.0..=1.0).contains(&fill)) {
+                return Err(ConfigError::new(
+                    "policy.fill",
+                    format!("must be in [0, 1], got {fill}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Paces transfers to a bandwidth: a transfer of `b` bytes may start no earlier than the
+/// previous start plus `b_prev / bandwidth` (a token bucket of depth one transfer).
+#[derive(Clone, Debug, Default)]
+pub struct Pacer {
+    next: Time,
+}
+
+impl Pacer {
+    /// The earliest time the next transfer may start.
+    pub fn ready_at(&self) -> Time {
+        self.next
+    }
+
+    /// Records a transfer of `bytes` starting at `now` (≥ [`Pacer::ready_at`]).
+    pub fn start(&mut self, now: Time, bytes: u64, bandwidth: u64) {
+        self.next = self
+            .next
+            .max(now)
+            .saturating_add(transfer_ps(bytes, bandwidth));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pacing_spaces_transfers_by_their_duration() {
+        let mut p = Pacer::default();
+        assert_eq!(p.ready_at(), 0);
+        p.start(0, 1000, 1000);
+        assert_eq!(p.ready_at(), bbsim_engine::time::SEC);
+        p.start(5 * bbsim_engine::time::SEC, 500, 1000);
+        assert_eq!(
+            p.ready_at(),
+            5 * bbsim_engine::time::SEC + bbsim_engine::time::SEC / 2
+        );
+        let mut c = DrainConfig::default();
+        assert!(c.validate().is_ok());
+        c.policy = DrainPolicy::AboveFill { fill: 1.5 };
+        assert_eq!(c.validate().unwrap_err().key, "policy.fill");
+        c.policy = DrainPolicy::Immediately;
+        c.bandwidth = 0;
+        assert_eq!(c.validate().unwrap_err().key, "bandwidth");
+    }
+}

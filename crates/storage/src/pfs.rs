@@ -1,0 +1,389 @@
+//! The parallel file system: I/O nodes on the network forwarding to a backend of storage
+//! servers with per-server and aggregate bandwidth and a per-request latency.
+//!
+//! Two components. An [`IoNode`] lives in an I/O-node host LP (a network terminal): it forwards
+//! every request it receives to the [`PfsBackend`] LP with `forward_latency`, and relays the
+//! backend's answers back over the network. The [`PfsBackend`] is its own LP: after
+//! `request_latency` a request's bytes are striped over `stripe_count` storage servers in
+//! `stripe_size` units (starting at server `file mod servers`), and the per-server parts
+//! transfer as flows sharing each server's bandwidth and the aggregate bandwidth max-min fairly.
+//! The answer returns to the I/O node after `forward_latency`, which is the lookahead the
+//! simulator declares for the I/O node ↔ backend channel (or it keeps them on one cluster).
+
+use crate::error::{positive, ConfigError};
+use crate::event::StorageEvent;
+use crate::fluid::Fluid;
+use crate::request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, StorageMsg};
+use crate::stats::DeviceStats;
+use bbsim_engine::{Ctx, LpId, Time};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// PFS parameters. Bandwidths in bytes/s, sizes in bytes, times in ps.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PfsConfig {
+    /// Storage servers (OSTs) in the backend.
+    pub servers: u32,
+    /// Bandwidth of one storage server (bytes/s).
+    pub server_bandwidth: u64,
+    /// Bandwidth of the whole backend (bytes/s).
+    pub aggregate_bandwidth: u64,
+    /// Fixed service latency of every request at the backend (ps).
+    pub request_latency: Time,
+    /// PFS stripe size (bytes).
+    pub stripe_size: u64,
+    /// Storage servers a file is striped over.
+    pub stripe_count: u32,
+    /// One-way delay between an I/O node and the backend (ps).
+    pub forward_latency: Time,
+}
+
+impl Default for PfsConfig {
+    fn default() -> Self {
+        PfsConfig {
+            servers: 8,
+            server_bandwidth: 2_000_000_000,
+            aggregate_bandwidth: 10_000_000_000,
+            request_latency: 100 * bbsim_engine::time::US,
+            stripe_size: 1 << 20,
+            stripe_count: 4,
+            forward_latency: bbsim_engine::time::US,
+        }
+    }
+}
+
+impl PfsConfig {
+    /// Checks every setting; keys are relative to the PFS section.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        positive("servers", u64::from(self.servers))?;
+        positive("server_bandwidth", self.server_bandwidth)?;
+        positive("aggregate_bandwidth", self.aggregate_bandwidth)?;
+        positive("stripe_size", self.stripe_size)?;
+        positive("stripe_count", u64::from(self.stripe_count))?;
+        if self.stripe_count > self.servers {
+            return Err(ConfigError::new(
+                "stripe_count",
+                format!(
+                    "({}) must not exceed the number of servers ({})",
+                    self.stripe_count, self.servers
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A PFS event: a request forwarded to the backend, a backend timer, or an answer for an
+/// I/O node. Delivered as [`StorageEvent::Pfs`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PfsEvent(PfsMsg);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum PfsMsg {
+    Submit { from: LpId, req: IoRequest },
+    Start(u64),
+    Flows(u64),
+    Done { reply: IoReply, origin: Endpoint },
+}
+
+/// Counters of an I/O node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IoNodeStats {
+    /// Requests forwarded.
+    pub requests: u64,
+    /// Bytes written through this node.
+    pub bytes_written: u64,
+    /// Bytes read through this node.
+    pub bytes_read: u64,
+}
+
+/// A PFS I/O node (gateway) component.
+#[derive(Clone, Debug)]
+pub struct IoNode {
+    me: Endpoint,
+    backend: LpId,
+    forward_latency: Time,
+    stats: IoNodeStats,
+}
+
+impl IoNode {
+    /// The I/O node at network endpoint `me`, forwarding to the backend LP `backend`.
+    pub fn new(me: Endpoint, backend: LpId, cfg: &PfsConfig) -> Self {
+        IoNode {
+            me,
+            backend,
+            forward_latency: cfg.forward_latency,
+            stats: IoNodeStats::default(),
+        }
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> IoNodeStats {
+        self.stats
+    }
+
+    /// A message delivered by the network: requests go to the backend (replies are ignored;
+    /// I/O nodes send none).
+    pub fn on_message<E: From<StorageEvent>>(&mut self, msg: StorageMsg, ctx: &mut Ctx<'_, E>) {
+        if let StorageMsg::Request(req) = msg {
+            self.stats.requests += 1;
+            match req.op {
+                IoOp::Write => self.stats.bytes_written += req.len,
+                IoOp::Read => self.stats.bytes_read += req.len,
+            }
+            let from = ctx.me();
+            let ev = StorageEvent::Pfs(PfsEvent(PfsMsg::Submit { from, req }));
+            ctx.send(self.backend, self.forward_latency, E::from(ev));
+        }
+    }
+
+    /// A PFS event for this I/O node: an answer to relay, appended to `out` as
+    /// `(destination, message)`.
+    pub fn handle(&mut self, ev: PfsEvent, out: &mut Vec<(Endpoint, StorageMsg)>) {
+        if let PfsMsg::Done { mut reply, origin } = ev.0 {
+            reply.server = self.me;
+            out.push((origin, StorageMsg::Reply(reply)));
+        }
+    }
+}
+
+/// Bytes the backend has completed, by direction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PfsTotals {
+    /// Bytes persisted (writes completed), all request kinds.
+    pub stored: u64,
+    /// Of which drained from burst buffers.
+    pub stored_drain: u64,
+    /// Of which spilled by full burst buffers.
+    pub stored_spill: u64,
+    /// Bytes read.
+    pub read: u64,
+    /// Requests completed.
+    pub requests: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Pending {
+    from: LpId,
+    req: IoRequest,
+    flows_left: u32,
+}
+
+/// The PFS backend: storage servers with max-min shared bandwidth.
+#[derive(Clone, Debug)]
+pub struct PfsBackend {
+    cfg: PfsConfig,
+    fluid: Fluid,
+    pending: BTreeMap<u64, Pending>,
+    next_id: u64,
+    gen: u64,
+    totals: PfsTotals,
+    servers: Vec<DeviceStats>,
+    finished: Vec<u64>,
+}
+
+impl PfsBackend {
+    /// A backend with the given configuration (validated).
+    pub fn new(cfg: PfsConfig) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        Ok(PfsBackend {
+            fluid: Fluid::new(
+                cfg.servers as usize,
+                cfg.server_bandwidth,
+                cfg.aggregate_bandwidth,
+            ),
+            servers: vec![DeviceStats::default(); cfg.servers as usize],
+            cfg,
+            pending: BTreeMap::new(),
+            next_id: 0,
+            gen: 0,
+            totals: PfsTotals::default(),
+            finished: Vec::new(),
+        })
+    }
+
+    /// Completed-byte totals.
+    pub fn totals(&self) -> PfsTotals {
+        self.totals
+    }
+
+    /// Per-storage-server statistics (bytes, busy time, flows in progress over time).
+    pub fn server_stats(&self) -> &[DeviceStats] {
+        &self.servers
+    }
+
+    /// The storage servers a request touches and its bytes on each, in server order.
+    pub fn layout(&self, file: u64, offset: u64, len: u64) -> Vec<(u32, u64)> {
+        let n = u64::from(self.cfg.servers);
+        let count = u64::from(self.cfg.stripe_count);
+        let ss = self.cfg.stripe_size;
+        let first = file % n;
+        let mut per: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut pos = offset;
+        let end = offset.saturating_add(len);
+        while pos < end {
+            let stripe = pos / ss;
+            let take = (ss - pos % ss).min(end - pos);
+            let server = ((first + stripe % count) % n) as u32;
+            *per.entry(server).or_default() += take;
+            pos += take;
+        }
+        per.into_iter().collect()
+    }
+
+    /// Handles a PFS event delivered to the backend LP.
+    pub fn handle<E: From<StorageEvent>>(&mut self, ev: PfsEvent, ctx: &mut Ctx<'_, E>) {
+        match ev.0 {
+            PfsMsg::Submit { from, req } => {
+                self.next_id += 1;
+                let id = self.next_id;
+                self.pending.insert(
+                    id,
+                    Pending {
+                        from,
+                        req,
+                        flows_left: 0,
+                    },
+                );
+                if self.cfg.request_latency > 0 {
+                    let ev = StorageEvent::Pfs(PfsEvent(PfsMsg::Start(id)));
+                    ctx.send_self(self.cfg.request_latency, E::from(ev));
+                } else {
+                    self.start(id, ctx);
+                }
+            }
+            PfsMsg::Start(id) => self.start(id, ctx),
+            PfsMsg::Flows(gen) => {
+                if gen != self.gen {
+                    return;
+                }
+                let now = ctx.now();
+                let mut fin = std::mem::take(&mut self.finished);
+                self.fluid.pop_finished(now, &mut fin);
+                for &owner in &fin {
+                    let server = (owner & 0xFFFF_FFFF) as usize;
+                    let id = owner >> 32;
+                    self.servers[server].queue_change(now, -1);
+                    let done = match self.pending.get_mut(&id) {
+                        Some(p) => {
+                            p.flows_left -= 1;
+                            p.flows_left == 0
+                        }
+                        None => false,
+                    };
+                    if done {
+                        self.complete(id, ctx);
+                    }
+                }
+                fin.clear();
+                self.finished = fin;
+                self.reschedule(ctx);
+            }
+            PfsMsg::Done { .. } => {}
+        }
+    }
+
+    fn start<E: From<StorageEvent>>(&mut self, id: u64, ctx: &mut Ctx<'_, E>) {
+        let Some(p) = self.pending.get(&id) else {
+            return;
+        };
+        let (file, offset, len, op) = (p.req.file, p.req.offset, p.req.len, p.req.op);
+        let parts = self.layout(file, offset, len);
+        if parts.is_empty() {
+            self.complete(id, ctx);
+            return;
+        }
+        let now = ctx.now();
+        for &(server, bytes) in &parts {
+            let s = &mut self.servers[server as usize];
+            match op {
+                IoOp::Write => {
+                    s.host_bytes_written += bytes;
+                    s.nand_bytes_written += bytes;
+                    s.writes += 1;
+                }
+                IoOp::Read => {
+                    s.host_bytes_read += bytes;
+                    s.reads += 1;
+                }
+            }
+            s.queue_change(now, 1);
+            self.fluid
+                .add(now, server, bytes, (id << 32) | u64::from(server));
+        }
+        if let Some(p) = self.pending.get_mut(&id) {
+            p.flows_left = parts.len() as u32;
+        }
+        self.reschedule(ctx);
+    }
+
+    fn reschedule<E: From<StorageEvent>>(&mut self, ctx: &mut Ctx<'_, E>) {
+        self.gen += 1;
+        if let Some(t) = self.fluid.next_finish() {
+            let ev = StorageEvent::Pfs(PfsEvent(PfsMsg::Flows(self.gen)));
+            ctx.send_self(t.saturating_sub(ctx.now()), E::from(ev));
+        }
+    }
+
+    fn complete<E: From<StorageEvent>>(&mut self, id: u64, ctx: &mut Ctx<'_, E>) {
+        let Some(p) = self.pending.remove(&id) else {
+            return;
+        };
+        let r = p.req;
+        self.totals.requests += 1;
+        match r.op {
+            IoOp::Write => {
+                self.totals.stored += r.len;
+                match r.kind {
+                    crate::request::RequestKind::Drain => self.totals.stored_drain += r.len,
+                    crate::request::RequestKind::Spill => self.totals.stored_spill += r.len,
+                    _ => {}
+                }
+            }
+            IoOp::Read => self.totals.read += r.len,
+        }
+        let reply = IoReply {
+            id: r.id,
+            op: r.op,
+            kind: r.kind,
+            len: r.len,
+            server: Endpoint(u32::MAX),
+            status: ReplyStatus::Done,
+            hops: r.hops,
+        };
+        let ev = StorageEvent::Pfs(PfsEvent(PfsMsg::Done {
+            reply,
+            origin: r.origin,
+        }));
+        ctx.send(p.from, self.cfg.forward_latency, E::from(ev));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_stripes_round_robin_from_the_file_server() {
+        let cfg = PfsConfig {
+            servers: 4,
+            stripe_size: 100,
+            stripe_count: 2,
+            ..PfsConfig::default()
+        };
+        let b = PfsBackend::new(cfg.clone()).unwrap();
+        // File 3 starts at server 3 and alternates with server 0.
+        assert_eq!(b.layout(3, 50, 300), vec![(0, 150), (3, 150)]);
+        assert_eq!(b.layout(1, 0, 0), vec![]);
+        let bad = PfsConfig {
+            stripe_count: 5,
+            ..cfg.clone()
+        };
+        assert_eq!(bad.validate().unwrap_err().key, "stripe_count");
+        let bad = PfsConfig {
+            aggregate_bandwidth: 0,
+            ..cfg
+        };
+        assert_eq!(bad.validate().unwrap_err().key, "aggregate_bandwidth");
+    }
+}

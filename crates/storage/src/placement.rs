@@ -1,0 +1,223 @@
+//! Where burst-buffer data goes: the placement kinds, the ordered stripe set of a client, and
+//! the split of a file request into per-server requests.
+//!
+//! Placement never looks at the topology: callers pass the server terminals and a hop-count
+//! function `hops(client_terminal, server_terminal)`.
+
+use crate::error::{positive, ConfigError};
+use serde::{Deserialize, Serialize};
+
+/// Where burst buffers sit.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// No burst buffer: I/O goes to the PFS.
+    None,
+    /// An SSD inside each compute node; local I/O never touches the network.
+    NodeLocal,
+    /// BB servers inside each group / under each edge switch.
+    Grouped,
+    /// BB servers on their own switches or groups.
+    Global,
+}
+
+/// Striping of a client's files over BB servers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StripeSpec {
+    /// Servers a file is striped over.
+    pub stripe_count: u32,
+    /// Bytes per stripe.
+    pub stripe_size: u64,
+}
+
+impl StripeSpec {
+    /// Checks the spec against the number of servers available.
+    pub fn validate(&self, servers: usize) -> Result<(), ConfigError> {
+        positive("stripe_count", u64::from(self.stripe_count))?;
+        positive("stripe_size", self.stripe_size)?;
+        if self.stripe_count as usize > servers {
+            return Err(ConfigError::new(
+                "stripe_count",
+                format!(
+                    "({}) is larger than the number of BB servers ({servers})",
+                    self.stripe_count
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The `count` servers a client at terminal `client` stripes over, as indices into `servers`
+/// (server terminals): first the server nearest the client, then that server's neighbours in
+/// increasing hop distance from it. Ties go to the server at or after `client mod n` in
+/// cyclic list order (spreading equally near clients over equally near servers), then to
+/// smaller cyclic distance from the first server.
+pub fn stripe_set<F: Fn(u32, u32) -> u32>(
+    client: u32,
+    servers: &[u32],
+    count: u32,
+    hops: F,
+) -> Result<Vec<usize>, ConfigError> {
+    let n = servers.len();
+    if n == 0 {
+        return Err(ConfigError::new("servers", "no BB servers to stripe over"));
+    }
+    positive("stripe_count", u64::from(count))?;
+    if count as usize > n {
+        return Err(ConfigError::new(
+            "stripe_count",
+            format!("({count}) is larger than the number of BB servers ({n})"),
+        ));
+    }
+    let rot = client as usize % n;
+    let cyc = |from: usize, to: usize| (to + n - from) % n;
+    let first = (0..n)
+        .min_by_key(|&s| (hops(client, servers[s]), cyc(rot, s)))
+        .unwrap_or(0);
+    let mut rest: Vec<usize> = (0..n).filter(|&s| s != first).collect();
+    rest.sort_by_key(|&s| (hops(servers[first], servers[s]), cyc(first, s)));
+    let mut set = Vec::with_capacity(count as usize);
+    set.push(first);
+    set.extend(rest.into_iter().take(count as usize - 1));
+    Ok(set)
+}
+
+/// A part of a file request for one server of the stripe set.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// Position in the stripe set.
+    pub slot: usize,
+    /// Offset in that server's part of the file (its stripes packed back to back).
+    pub offset: u64,
+    /// Bytes.
+    pub len: u64,
+}
+
+/// A file layout: stripes of `stripe_size` round-robin over `servers` (indices into the
+/// caller's server list, in stripe order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The stripe set.
+    pub servers: Vec<usize>,
+    /// Bytes per stripe.
+    pub stripe_size: u64,
+}
+
+impl Layout {
+    /// Splits `[offset, offset + len)` into at most one chunk per server (a server's stripes
+    /// of one contiguous request are contiguous in its packed view), in stripe-set order.
+    pub fn split(&self, offset: u64, len: u64) -> Vec<Chunk> {
+        let n = self.servers.len().max(1) as u64;
+        let ss = self.stripe_size.max(1);
+        let mut chunks: Vec<Option<Chunk>> = vec![None; n as usize];
+        let mut pos = offset;
+        let end = offset.saturating_add(len);
+        while pos < end {
+            let stripe = pos / ss;
+            let within = pos % ss;
+            let take = (ss - within).min(end - pos);
+            let slot = (stripe % n) as usize;
+            let soff = (stripe / n) * ss + within;
+            match &mut chunks[slot] {
+                Some(c) => c.len += take,
+                None => {
+                    chunks[slot] = Some(Chunk {
+                        slot,
+                        offset: soff,
+                        len: take,
+                    })
+                }
+            }
+            pos += take;
+        }
+        chunks.into_iter().flatten().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_first_then_its_neighbours() {
+        // Terminals on a line; hops = distance.
+        let servers = [0u32, 10, 20, 30, 40];
+        let d = |a: u32, b: u32| a.abs_diff(b);
+        assert_eq!(stripe_set(22, &servers, 3, d).unwrap(), vec![2, 3, 1]);
+        assert_eq!(stripe_set(39, &servers, 2, d).unwrap(), vec![4, 3]);
+        // Equidistant servers (all 1 hop): the rotation by client spreads clients.
+        let flat = |_: u32, _: u32| 1;
+        assert_eq!(stripe_set(7, &servers, 2, flat).unwrap(), vec![2, 3]);
+        assert_eq!(stripe_set(8, &servers, 2, flat).unwrap(), vec![3, 4]);
+        let e = stripe_set(1, &servers, 6, d).unwrap_err();
+        assert_eq!(e.key, "stripe_count");
+        assert!(e.message.contains("larger than the number of BB servers"));
+        assert_eq!(stripe_set(1, &[], 1, d).unwrap_err().key, "servers");
+        assert_eq!(
+            StripeSpec {
+                stripe_count: 5,
+                stripe_size: 1
+            }
+            .validate(4)
+            .unwrap_err()
+            .key,
+            "stripe_count"
+        );
+        assert_eq!(
+            StripeSpec {
+                stripe_count: 1,
+                stripe_size: 0
+            }
+            .validate(4)
+            .unwrap_err()
+            .key,
+            "stripe_size"
+        );
+    }
+
+    #[test]
+    fn split_packs_each_servers_stripes() {
+        let l = Layout {
+            servers: vec![5, 6, 7, 8],
+            stripe_size: 100,
+        };
+        // 1000 bytes from 50: stripes 0..=10 touched.
+        let c = l.split(50, 1000);
+        let total: u64 = c.iter().map(|c| c.len).sum();
+        assert_eq!(total, 1000);
+        assert_eq!(
+            c[0],
+            Chunk {
+                slot: 0,
+                offset: 50,
+                len: 50 + 100 + 100
+            }
+        );
+        assert_eq!(
+            c[1],
+            Chunk {
+                slot: 1,
+                offset: 0,
+                len: 300
+            }
+        );
+        assert_eq!(
+            c[2],
+            Chunk {
+                slot: 2,
+                offset: 0,
+                len: 250
+            }
+        );
+        assert_eq!(
+            c[3],
+            Chunk {
+                slot: 3,
+                offset: 0,
+                len: 200
+            }
+        );
+        assert!(l.split(0, 0).is_empty());
+    }
+}
