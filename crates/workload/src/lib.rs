@@ -1,1 +1,34 @@
-//! bbsim workload crate (see docs/architecture.md).
+//! bbsim workload: what the ranks of each job do.
+//!
+//! Plain data and parsing; this crate does not depend on the simulation engine.
+//!
+//! * [`op`]: the per-rank operation model ([`Op`], picosecond times, byte sizes).
+//! * [`workload`]: jobs ([`JobSpec`]) with file tables, communicators and compact per-rank
+//!   operation streams ([`RankOps`]), and [`Workload`] (several jobs).
+//! * [`darshan`]: a native reader for Darshan 3.x logs and `trace inspect` summaries.
+//! * [`replay`] and [`reconstruct`]: a Darshan log turned into a job (DXT replay, or
+//!   reconstruction from counters).
+//! * [`synthetic`]: IOR, checkpointing and the study's applications (GTC, LAMMPS, S3D, HACC).
+//! * [`transform`]: weak and strong scaling, repetition, collation, barrier insertion.
+//! * [`alloc`]: node allocation policies and CODES allocation files.
+//! * [`rng`]: the deterministic random number generator used throughout.
+
+pub mod alloc;
+pub mod darshan;
+pub mod op;
+pub mod rng;
+pub mod workload;
+
+pub use alloc::{allocate, allocate_workload, AllocError, AllocationPolicy, ChunkSizes};
+pub use darshan::{inspect, read_log, DarshanError, DarshanLog, LogSummary};
+pub use op::{secs_to_ps, CommId, FileId, Op, PS_PER_MS, PS_PER_SEC, PS_PER_US};
+pub use workload::{
+    FileSpec, GlobalFile, JobSpec, JobTotals, RankOps, RankOpsBuilder, Sharing, Workload,
+    WorkloadError,
+};
+pub mod reconstruct;
+pub mod replay;
+
+pub use replay::{dxt_timeline, job_from_log, replay_dxt, Layer, LogJobOptions, ReplayError};
+pub mod synthetic;
+pub mod transform;
