@@ -1,1 +1,52 @@
-//! bbsim topology crate (see docs/architecture.md).
+//! # bbsim-topology
+//!
+//! Interconnect topologies and a packet-level network model on top of the bbsim PDES engine.
+//!
+//! - Topologies ([`Topology`]): fat-trees ([`fattree`]), canonical and Aries-style dragonflies
+//!   ([`dragonfly`], [`aries`]) and n-dimensional tori ([`torus`]), with extra terminals for
+//!   burst-buffer servers and PFS I/O nodes placed where a [`Placement`] asks ([`attach`]), and
+//!   their metrics ([`metrics`]).
+//! - Routing ([`routing`]): fat-tree deterministic / adaptive, dragonfly minimal / Valiant /
+//!   UGAL, torus dimension order; virtual channels make each deadlock-free.
+//! - The packet model: [`Router`] (a router LP component) and [`Nic`] (a terminal's network
+//!   interface, embedded in a host LP), exchanging [`NetEvent`]s generic over a payload `P`.
+//! - [`Network`] assembles routers and NICs for a simulation; [`traffic`] runs synthetic
+//!   traffic on its own and reports latency, hops and throughput.
+//!
+//! Units everywhere: time in picoseconds ([`bbsim_engine::Time`]), sizes in bytes,
+//! bandwidths in bytes per second. See `docs/network.md`.
+
+pub mod aries;
+pub mod attach;
+pub mod dragonfly;
+pub mod error;
+pub mod fattree;
+pub mod graph;
+pub mod link;
+pub mod metrics;
+pub mod network;
+pub mod nic;
+pub mod packet;
+pub mod router;
+pub mod routing;
+pub mod stats;
+pub mod topology;
+pub mod torus;
+pub mod traffic;
+
+pub use aries::AriesConfig;
+pub use attach::{ExtraGroup, ExtraTerminals, Placement};
+pub use dragonfly::DragonflyConfig;
+pub use error::NetError;
+pub use fattree::FatTreeConfig;
+pub use link::{LinkClass, LinkParams, LinkStats};
+pub use metrics::TopologySummary;
+pub use network::{LpLayout, Network, NetworkConfig, RouterParams};
+pub use nic::{Nic, NicStats};
+pub use packet::{Delivered, MessageId, NetEvent, Packet};
+pub use router::{Router, RouterStats};
+pub use routing::Routing;
+pub use stats::{ClassUsage, NetworkStats};
+pub use topology::{Shape, Topology, TopologyConfig};
+pub use torus::TorusConfig;
+pub use traffic::{run_traffic, Pattern, TrafficConfig, TrafficReport, TrafficSim};

@@ -1,0 +1,349 @@
+//! Dragonflies: groups of routers joined by global links.
+//!
+//! The canonical 1-D dragonfly (Kim et al., ISCA 2008) has `a` routers per group connected
+//! all-to-all by local links, `p` terminals and `h` global links per router, and `g` groups.
+//! The Cray Cascade/Aries variant ([`crate::aries`]) arranges a group as a `rows x cols` array
+//! with all-to-all links inside each row and inside each column. Both share [`DragonflyShape`]:
+//! the canonical dragonfly is a group of one row of `a` routers.
+//!
+//! Global wiring: a group has `routers_per_group * h` global slots; router `i` of a group owns
+//! slots `i*h .. (i+1)*h`. Slot `s` of group `G` points to group `G + o` (mod `g`) with offset
+//! `o = s mod (g-1) + 1` and copy `m = s div (g-1)`; it is wired to slot
+//! `m*(g-1) + (g-o) - 1` of that group when both slots exist. With `g = a*h + 1` every pair of
+//! groups has exactly one global link (Kim's maximal configuration); with fewer groups pairs get
+//! several parallel links.
+//!
+//! Router ids: group by group, row-major inside a group. Port layout of every router:
+//! `p` terminal ports, `cols - 1` row (local) ports, `rows - 1` column ports, `h` global ports,
+//! then any ports added for extra terminals.
+
+use crate::attach::{attach_extras, ExtraGroup, ExtraTerminals, Hosts};
+use crate::error::{at_least, NetError};
+use crate::graph::{Builder, Wiring};
+use crate::link::{LinkClass, LinkParams};
+use bbsim_engine::time::NS;
+use serde::{Deserialize, Serialize};
+
+/// Parameters of a canonical 1-D dragonfly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DragonflyConfig {
+    /// Routers per group (all-to-all local links), >= 1.
+    pub a: u32,
+    /// Terminal ports per router, >= 1.
+    pub p: u32,
+    /// Global links per router, >= 1 when there is more than one group.
+    pub h: u32,
+    /// Groups, 1 ..= `a*h + 1`.
+    pub g: u32,
+    /// Compute terminals (filled router by router); `None` fills every terminal port.
+    #[serde(default)]
+    pub terminals: Option<u32>,
+    /// Terminal links (bytes/s, ps).
+    pub terminal: LinkParams,
+    /// Local (intra-group) links.
+    pub local: LinkParams,
+    /// Global (inter-group) links.
+    pub global: LinkParams,
+}
+
+impl DragonflyConfig {
+    /// The 1,056-node dragonfly of the benchmarks: `a = 8, p = 4, h = 4, g = 33`, 12.5 GB/s
+    /// links, 50 ns local / 100 ns global latency.
+    pub fn kim_1056() -> Self {
+        DragonflyConfig {
+            a: 8,
+            p: 4,
+            h: 4,
+            g: 33,
+            terminals: None,
+            terminal: LinkParams::new(12_500_000_000, 50 * NS),
+            local: LinkParams::new(12_500_000_000, 50 * NS),
+            global: LinkParams::new(12_500_000_000, 100 * NS),
+        }
+    }
+
+    pub(crate) fn shape(&self) -> DragonflyShape {
+        DragonflyShape {
+            groups: self.g,
+            rows: 1,
+            cols: self.a,
+            p: self.p,
+            h: self.h,
+        }
+    }
+
+    /// Checks the parameters, naming the first bad one.
+    pub fn validate(&self) -> Result<(), NetError> {
+        at_least("dragonfly.a", u64::from(self.a), 1)?;
+        at_least("dragonfly.p", u64::from(self.p), 1)?;
+        validate_common(&self.shape(), "dragonfly", "g", self.terminals)?;
+        self.terminal.validate("dragonfly.terminal")?;
+        self.local.validate("dragonfly.local")?;
+        self.global.validate("dragonfly.global")
+    }
+}
+
+/// Checks group count, global links and terminal count of a dragonfly shape.
+pub(crate) fn validate_common(
+    s: &DragonflyShape,
+    name: &str,
+    groups_field: &str,
+    terminals: Option<u32>,
+) -> Result<(), NetError> {
+    at_least(&format!("{name}.{groups_field}"), u64::from(s.groups), 1)?;
+    if s.groups > 1 {
+        at_least(&format!("{name}.h"), u64::from(s.h), 1)?;
+    }
+    let slots = u64::from(s.routers_per_group()) * u64::from(s.h);
+    if u64::from(s.groups) > slots + 1 {
+        return Err(NetError::invalid(
+            format!("{name}.{groups_field}"),
+            format!("at most routers_per_group * h + 1 = {} so that every pair of groups has a global link", slots + 1),
+            s.groups,
+        ));
+    }
+    let routers = u64::from(s.routers_per_group()) * u64::from(s.groups);
+    let ports = u64::from(s.p) + u64::from(s.cols) + u64::from(s.rows) + u64::from(s.h);
+    if routers > u64::from(u32::MAX / 2) || ports > 60_000 {
+        return Err(NetError::invalid(
+            name,
+            "fewer than 2^31 routers and 60,000 ports per router",
+            routers,
+        ));
+    }
+    let capacity = routers * u64::from(s.p);
+    if let Some(t) = terminals {
+        at_least(&format!("{name}.terminals"), u64::from(t), 1)?;
+        if u64::from(t) > capacity {
+            return Err(NetError::invalid(
+                format!("{name}.terminals"),
+                format!("at most {capacity} (routers x terminals per router)"),
+                t,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The resolved shape of a dragonfly (canonical: `rows = 1`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DragonflyShape {
+    /// Number of groups `g`.
+    pub groups: u32,
+    /// Rows of routers in a group (1 for the canonical dragonfly).
+    pub rows: u32,
+    /// Routers per row (`a` for the canonical dragonfly).
+    pub cols: u32,
+    /// Terminal ports per router.
+    pub p: u32,
+    /// Global links per router.
+    pub h: u32,
+}
+
+impl DragonflyShape {
+    /// Routers in a group.
+    #[inline]
+    pub fn routers_per_group(&self) -> u32 {
+        self.rows * self.cols
+    }
+
+    /// All routers.
+    pub fn routers(&self) -> u32 {
+        self.routers_per_group() * self.groups
+    }
+
+    /// First row port.
+    #[inline]
+    pub fn row_base(&self) -> u32 {
+        self.p
+    }
+
+    /// First column port.
+    #[inline]
+    pub fn col_base(&self) -> u32 {
+        self.p + self.cols - 1
+    }
+
+    /// First global port.
+    #[inline]
+    pub fn global_base(&self) -> u32 {
+        self.col_base() + self.rows - 1
+    }
+
+    /// Group of router `r`.
+    #[inline]
+    pub fn group(&self, r: u32) -> u32 {
+        r / self.routers_per_group()
+    }
+
+    /// Index of router `r` inside its group.
+    #[inline]
+    pub fn local(&self, r: u32) -> u32 {
+        r % self.routers_per_group()
+    }
+
+    /// Row port of a router in column `from` leading to column `to` of the same row.
+    #[inline]
+    pub fn row_port(&self, from: u32, to: u32) -> u16 {
+        (self.row_base() + if to < from { to } else { to - 1 }) as u16
+    }
+
+    /// Column port of a router in row `from` leading to row `to` of the same column.
+    #[inline]
+    pub fn col_port(&self, from: u32, to: u32) -> u16 {
+        (self.col_base() + if to < from { to } else { to - 1 }) as u16
+    }
+
+    /// Local hops between two routers of one group (0, 1, or 2: row then column).
+    #[inline]
+    pub fn local_hops(&self, a: u32, b: u32) -> u32 {
+        if a == b {
+            0
+        } else if a / self.cols == b / self.cols || a % self.cols == b % self.cols {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The next local port from in-group router `a` toward in-group router `b != a`: a row hop
+    /// to `b`'s column first, then a column hop. Returns the port and its class.
+    #[inline]
+    pub fn local_port(&self, a: u32, b: u32) -> u16 {
+        let (ra, ca) = (a / self.cols, a % self.cols);
+        let (rb, cb) = (b / self.cols, b % self.cols);
+        if ca != cb {
+            self.row_port(ca, cb)
+        } else {
+            self.col_port(ra, rb)
+        }
+    }
+
+    /// Global slots per group.
+    #[inline]
+    pub fn slots(&self) -> u32 {
+        self.routers_per_group() * self.h
+    }
+
+    /// The number of parallel global links from a group to the group `offset` (1..g) ahead.
+    pub fn links_to_offset(&self, offset: u32) -> u32 {
+        let g = self.groups;
+        if g < 2 {
+            return 0;
+        }
+        let mut m = 0;
+        while self.slot_pair(offset, m).is_some() {
+            m += 1;
+        }
+        m
+    }
+
+    /// The `(slot, far slot)` pair of copy `m` of the links to the group `offset` ahead, if that
+    /// link exists.
+    #[inline]
+    pub fn slot_pair(&self, offset: u32, m: u32) -> Option<(u32, u32)> {
+        let g = self.groups;
+        let s = m * (g - 1) + offset - 1;
+        let far = m * (g - 1) + (g - offset) - 1;
+        (s < self.slots() && far < self.slots()).then_some((s, far))
+    }
+
+    /// Routers traversed on a minimal route from router `a` to router `b`.
+    pub fn hops(&self, a: u32, b: u32) -> u32 {
+        let (ga, gb) = (self.group(a), self.group(b));
+        let (la, lb) = (self.local(a), self.local(b));
+        if ga == gb {
+            return self.local_hops(la, lb) + 1;
+        }
+        let offset = (gb + self.groups - ga) % self.groups;
+        let mut best = u32::MAX;
+        let mut m = 0;
+        while let Some((s, far)) = self.slot_pair(offset, m) {
+            let h = self.local_hops(la, s / self.h) + 1 + self.local_hops(far / self.h, lb);
+            best = best.min(h);
+            m += 1;
+        }
+        best + 1
+    }
+}
+
+/// Builds the routers, local and global links and terminals of a dragonfly shape.
+pub(crate) fn build_shape(
+    s: &DragonflyShape,
+    terminals: Option<u32>,
+    links: [LinkParams; 4],
+    extras: &[ExtraTerminals],
+) -> Result<(Wiring, u32, Vec<ExtraGroup>), NetError> {
+    let [terminal, row, col, global] = links;
+    let row_class = if s.rows == 1 {
+        LinkClass::Local
+    } else {
+        LinkClass::Row
+    };
+    let rpg = s.routers_per_group();
+    let routers = s.routers();
+    let mut b = Builder::new(routers);
+    for r in 0..routers {
+        b.reserve(r, s.p + (s.cols - 1) + (s.rows - 1) + s.h);
+    }
+    for grp in 0..s.groups {
+        let base = grp * rpg;
+        for i in 0..rpg {
+            let (ri, ci) = (i / s.cols, i % s.cols);
+            for j in (i + 1)..rpg {
+                let (rj, cj) = (j / s.cols, j % s.cols);
+                if ri == rj {
+                    b.connect(
+                        base + i,
+                        s.row_port(ci, cj),
+                        base + j,
+                        s.row_port(cj, ci),
+                        row_class,
+                        row,
+                    );
+                } else if ci == cj {
+                    b.connect(
+                        base + i,
+                        s.col_port(ri, rj),
+                        base + j,
+                        s.col_port(rj, ri),
+                        LinkClass::Column,
+                        col,
+                    );
+                }
+            }
+        }
+    }
+    if s.groups > 1 {
+        let g = s.groups;
+        for grp in 0..g {
+            for slot in 0..s.slots() {
+                let offset = slot % (g - 1) + 1;
+                let m = slot / (g - 1);
+                let Some((_, far)) = s.slot_pair(offset, m) else {
+                    continue;
+                };
+                let other = (grp + offset) % g;
+                if (other, far) <= (grp, slot) {
+                    continue;
+                }
+                let (ra, rb) = (grp * rpg + slot / s.h, other * rpg + far / s.h);
+                let pa = (s.global_base() + slot % s.h) as u16;
+                let pb = (s.global_base() + far % s.h) as u16;
+                b.connect(ra, pa, rb, pb, LinkClass::Global, global);
+            }
+        }
+    }
+    let compute = terminals.unwrap_or(routers * s.p);
+    for t in 0..compute {
+        b.attach(t / s.p, (t % s.p) as u16, terminal);
+    }
+    let per_router = (0..routers)
+        .map(|r| compute.saturating_sub(r * s.p).min(s.p))
+        .collect();
+    let group = (0..routers).map(|r| s.group(r)).collect();
+    let mut hosts = Hosts::new((0..routers).collect(), per_router, Some(group));
+    let p = s.p as u16;
+    let groups = attach_extras(&mut b, &mut hosts, extras, terminal, |_| 0..p)?;
+    Ok((b.finish(), compute, groups))
+}

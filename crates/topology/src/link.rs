@@ -1,0 +1,171 @@
+//! Links: bandwidth and latency of a channel, serialisation times, link classes and statistics.
+
+use crate::error::NetError;
+use bbsim_engine::Time;
+use serde::{Deserialize, Serialize};
+
+/// Picoseconds per second.
+const PS_PER_SEC: u128 = 1_000_000_000_000;
+
+/// A unidirectional channel's parameters (both directions of a link use the same values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkParams {
+    /// Bandwidth in bytes per second.
+    pub bandwidth: u64,
+    /// Propagation latency in picoseconds (the time from the first bit leaving the sender to the
+    /// first bit arriving). It is also the lookahead of the parallel engine, so it must be > 0.
+    pub latency: Time,
+}
+
+impl LinkParams {
+    /// A link of `bandwidth` bytes per second and `latency` picoseconds.
+    pub fn new(bandwidth: u64, latency: Time) -> Self {
+        LinkParams { bandwidth, latency }
+    }
+
+    /// Picoseconds needed to put `bytes` on the wire (rounded up to a whole picosecond).
+    #[inline]
+    pub fn serialisation(&self, bytes: u64) -> Time {
+        serialisation(bytes, self.bandwidth)
+    }
+
+    /// Checks bandwidth and latency, naming `param` (e.g. `dragonfly.global`) on failure.
+    pub fn validate(&self, param: &str) -> Result<(), NetError> {
+        if self.bandwidth == 0 {
+            return Err(NetError::invalid(
+                format!("{param}.bandwidth"),
+                "a bandwidth > 0 bytes/s",
+                0,
+            ));
+        }
+        if self.latency == 0 {
+            return Err(NetError::invalid(
+                format!("{param}.latency"),
+                "a latency > 0 ps (it is the lookahead of the parallel engine)",
+                0,
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Picoseconds needed to send `bytes` at `bandwidth` bytes per second, rounded up. A zero
+/// bandwidth gives `Time::MAX` (configurations reject it before any run).
+#[inline]
+pub fn serialisation(bytes: u64, bandwidth: u64) -> Time {
+    if bandwidth == 0 {
+        return Time::MAX;
+    }
+    let b = u128::from(bandwidth);
+    let t = (u128::from(bytes) * PS_PER_SEC).div_ceil(b);
+    u64::try_from(t).unwrap_or(Time::MAX)
+}
+
+/// What a link connects, for statistics and bisection accounting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkClass {
+    /// A terminal (NIC) to its router.
+    Terminal,
+    /// Fat-tree edge (leaf) switch to aggregation (spine) switch.
+    EdgeAgg,
+    /// Fat-tree aggregation switch to core switch.
+    AggCore,
+    /// Dragonfly local channel inside a group (1-D dragonfly all-to-all).
+    Local,
+    /// Aries row channel (all-to-all inside a row of a group).
+    Row,
+    /// Aries column channel (all-to-all inside a column of a group).
+    Column,
+    /// Dragonfly global channel between groups.
+    Global,
+    /// Torus channel between neighbours in one dimension.
+    Torus,
+}
+
+impl LinkClass {
+    /// Every class, in report order.
+    pub const ALL: [LinkClass; 8] = [
+        LinkClass::Terminal,
+        LinkClass::EdgeAgg,
+        LinkClass::AggCore,
+        LinkClass::Local,
+        LinkClass::Row,
+        LinkClass::Column,
+        LinkClass::Global,
+        LinkClass::Torus,
+    ];
+
+    /// A short lower-case name (`terminal`, `global`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkClass::Terminal => "terminal",
+            LinkClass::EdgeAgg => "edge-agg",
+            LinkClass::AggCore => "agg-core",
+            LinkClass::Local => "local",
+            LinkClass::Row => "row",
+            LinkClass::Column => "column",
+            LinkClass::Global => "global",
+            LinkClass::Torus => "torus",
+        }
+    }
+
+    /// Index into [`LinkClass::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Traffic carried by one direction of one link (a router output port or a NIC's injection).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LinkStats {
+    /// Bytes sent.
+    pub bytes: u64,
+    /// Packets sent.
+    pub packets: u64,
+    /// Picoseconds the channel spent serialising packets.
+    pub busy: Time,
+}
+
+impl LinkStats {
+    /// Records one packet of `bytes` bytes occupying the channel for `busy` ps.
+    #[inline]
+    pub fn record(&mut self, bytes: u64, busy: Time) {
+        self.bytes += bytes;
+        self.packets += 1;
+        self.busy += busy;
+    }
+
+    /// Adds another link's figures.
+    pub fn add(&mut self, o: &LinkStats) {
+        self.bytes += o.bytes;
+        self.packets += o.packets;
+        self.busy += o.busy;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serialisation_is_exact_and_rounds_up() {
+        // 512 B at 12.5 GB/s = 40.96 ns.
+        assert_eq!(serialisation(512, 12_500_000_000), 40_960);
+        assert_eq!(serialisation(1, 3_000_000_000_000), 1);
+        assert_eq!(serialisation(0, 1), 0);
+        assert_eq!(serialisation(1, 0), Time::MAX);
+        assert_eq!(LinkParams::new(1_000_000_000, 5).serialisation(3), 3_000);
+    }
+
+    #[test]
+    fn validation_names_the_parameter() {
+        let e = LinkParams::new(0, 5).validate("torus.link").unwrap_err();
+        assert!(e.to_string().contains("torus.link.bandwidth"), "{e}");
+        let e = LinkParams::new(5, 0)
+            .validate("fat_tree.terminal")
+            .unwrap_err();
+        assert!(e.to_string().contains("fat_tree.terminal.latency"), "{e}");
+        assert!(LinkParams::new(1, 1).validate("x").is_ok());
+    }
+}

@@ -1,0 +1,349 @@
+//! The network as a whole: configuration, construction of router LPs and NICs, the LP layout,
+//! lookahead declarations and cluster hints for assembling a simulation.
+
+use crate::attach::ExtraTerminals;
+use crate::error::{at_least, NetError};
+use crate::graph::Peer;
+use crate::link::serialisation;
+use crate::link::LinkClass;
+use crate::nic::{Nic, NicSetup};
+use crate::packet::NONE;
+use crate::router::Router;
+use crate::routing::{Algo, Routing};
+use crate::topology::{Shape, Topology, TopologyConfig};
+use bbsim_engine::time::NS;
+use bbsim_engine::{LookaheadTable, LpId, Time};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+fn default_packet_size() -> u32 {
+    512
+}
+fn default_buffer_packets() -> u32 {
+    16
+}
+fn default_router_delay() -> Time {
+    90 * NS
+}
+fn default_ugal_threshold() -> u32 {
+    3_072
+}
+
+/// Default virtual channels (lanes) per port on fat-trees.
+pub const FAT_TREE_LANES: u8 = 4;
+
+/// Everything needed to build a network: topology, routing, packet and router parameters, and
+/// extra terminals. Units: bytes, bytes per second, picoseconds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkConfig {
+    /// The topology.
+    pub topology: TopologyConfig,
+    /// The routing algorithm (validated against the topology).
+    pub routing: Routing,
+    /// Packet size in bytes (messages are split into packets of this size; the last packet
+    /// carries the remainder). Default 512.
+    #[serde(default = "default_packet_size")]
+    pub packet_size: u32,
+    /// Input buffer of each virtual channel of each router port, in packets. Default 16.
+    #[serde(default = "default_buffer_packets")]
+    pub buffer_packets: u32,
+    /// Router delay (routing and switch traversal) in ps. Default 90 ns.
+    #[serde(default = "default_router_delay")]
+    pub router_delay: Time,
+    /// UGAL bias toward minimal routes, in bytes of queue occupancy x hops: the minimal route
+    /// is taken when `q_min * H_min <= q_nonmin * H_nonmin + ugal_threshold`. Default 3072
+    /// (about two 512 B packets on a 3-hop minimal route), which keeps packets minimal at low
+    /// load; 0 is textbook UGAL-L, which sends a packet non-minimally as soon as one packet is
+    /// in flight on its minimal port.
+    #[serde(default = "default_ugal_threshold")]
+    pub ugal_threshold: u32,
+    /// Virtual channels per port. `None` (the default) takes what the routing needs: 2
+    /// (dragonfly minimal, torus) or 3 (Valiant, UGAL), and 4 lanes on fat-trees. Up/down
+    /// routing is deadlock-free on any VC, so fat-trees accept any count >= 1 and use the VCs
+    /// as lanes against head-of-line blocking; dragonflies and tori need exactly their count.
+    #[serde(default)]
+    pub vcs: Option<u8>,
+    /// Extra terminals (BB servers, PFS I/O nodes), attached after the compute terminals.
+    #[serde(default)]
+    pub extras: Vec<ExtraTerminals>,
+}
+
+impl NetworkConfig {
+    /// A configuration with default packet and router parameters and no extra terminals.
+    pub fn new(topology: TopologyConfig, routing: Routing) -> Self {
+        NetworkConfig {
+            topology,
+            routing,
+            packet_size: default_packet_size(),
+            buffer_packets: default_buffer_packets(),
+            router_delay: default_router_delay(),
+            ugal_threshold: default_ugal_threshold(),
+            vcs: None,
+            extras: Vec::new(),
+        }
+    }
+
+    /// Builds the network.
+    pub fn build(&self) -> Result<Network, NetError> {
+        Network::build(self)
+    }
+}
+
+/// Router parameters shared by every router and NIC of a network.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RouterParams {
+    /// Packet size in bytes.
+    pub packet_size: u32,
+    /// Input buffer per VC in bytes (`buffer_packets * packet_size`).
+    pub buffer_bytes: u32,
+    /// Router delay in ps.
+    pub router_delay: Time,
+    /// Virtual channels per port (set by the routing algorithm).
+    pub vcs: u8,
+    /// UGAL threshold (bytes x hops).
+    pub ugal_threshold: u32,
+}
+
+/// Which LP id every router and every terminal's host has in the simulation. The simulator
+/// decides where its LPs go; routers and NICs only need this map.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LpLayout {
+    /// LP of router `r`.
+    pub routers: Vec<LpId>,
+    /// LP of the host owning terminal `t`'s NIC.
+    pub terminals: Vec<LpId>,
+}
+
+impl LpLayout {
+    /// Routers first (LPs `0..routers`), then one host per terminal.
+    pub fn routers_then_terminals(routers: u32, terminals: u32) -> Self {
+        LpLayout {
+            routers: (0..routers).map(LpId).collect(),
+            terminals: (routers..routers + terminals).map(LpId).collect(),
+        }
+    }
+}
+
+/// Checks the limits of the compact packet header: a packet's serialisation on any link fits
+/// in 32 bits of ps, routes visit at most 255 routers, dragonfly groups and global slots fit
+/// in 16 bits.
+fn check_packet_limits(topo: &Topology, packet_size: u32) -> Result<(), NetError> {
+    let slowest = topo
+        .wiring()
+        .ports
+        .iter()
+        .filter(|p| p.peer != Peer::None)
+        .map(|p| p.link.bandwidth)
+        .min();
+    if let Some(bw) = slowest {
+        if serialisation(u64::from(packet_size), bw) > Time::from(u32::MAX) {
+            return Err(NetError::invalid(
+                "link bandwidth",
+                format!("a bandwidth at which a {packet_size}-byte packet takes at most 4.29 ms"),
+                format!("{bw} bytes/s"),
+            ));
+        }
+    }
+    match topo.shape() {
+        Shape::Torus(s) => {
+            let longest: u32 = s.dims.iter().map(|k| k / 2).sum::<u32>() + 1;
+            if longest > 255 {
+                return Err(NetError::invalid(
+                    "torus.dims",
+                    "routes of at most 255 routers (sum of floor(k/2) + 1)",
+                    longest,
+                ));
+            }
+        }
+        Shape::Dragonfly(s) => {
+            if s.groups >= u32::from(NONE) || s.slots() >= u32::from(NONE) {
+                return Err(NetError::invalid(
+                    "dragonfly",
+                    "fewer than 65535 groups and global links per group",
+                    format!("{} groups, {} global links per group", s.groups, s.slots()),
+                ));
+            }
+        }
+        Shape::FatTree(_) => {}
+    }
+    Ok(())
+}
+
+/// A built network: the topology plus validated routing and router parameters.
+#[derive(Clone, Debug)]
+pub struct Network {
+    topo: Arc<Topology>,
+    algo: Algo,
+    params: Arc<RouterParams>,
+    config: NetworkConfig,
+}
+
+impl Network {
+    /// Builds and validates the network described by `cfg`.
+    pub fn build(cfg: &NetworkConfig) -> Result<Self, NetError> {
+        at_least("packet_size", u64::from(cfg.packet_size), 1)?;
+        if cfg.packet_size > u32::from(u16::MAX) {
+            return Err(NetError::invalid(
+                "packet_size",
+                "at most 65535 bytes",
+                cfg.packet_size,
+            ));
+        }
+        at_least("buffer_packets", u64::from(cfg.buffer_packets), 1)?;
+        let buffer_bytes = u64::from(cfg.buffer_packets) * u64::from(cfg.packet_size);
+        let buffer_bytes = u32::try_from(buffer_bytes).map_err(|_| {
+            NetError::invalid(
+                "buffer_packets",
+                "buffer_packets * packet_size below 2^32 bytes",
+                buffer_bytes,
+            )
+        })?;
+        let topo = Topology::build(&cfg.topology, &cfg.extras)?;
+        let algo = Algo::resolve(cfg.routing, &topo)?;
+        check_packet_limits(&topo, cfg.packet_size)?;
+        let vcs = match (cfg.vcs, algo.lanes()) {
+            (None, true) => FAT_TREE_LANES,
+            (None, false) => algo.vcs(),
+            (Some(v), true) if v >= 1 => v,
+            (Some(v), false) if v == algo.vcs() => v,
+            (Some(v), lanes) => {
+                let expected = if lanes {
+                    "at least 1 on a fat-tree".to_string()
+                } else {
+                    format!(
+                        "{} for {} routing (set by the routing)",
+                        algo.vcs(),
+                        cfg.routing.name()
+                    )
+                };
+                return Err(NetError::invalid("vcs", expected, v));
+            }
+        };
+        Ok(Network {
+            topo: Arc::new(topo),
+            algo,
+            params: Arc::new(RouterParams {
+                packet_size: cfg.packet_size,
+                buffer_bytes,
+                router_delay: cfg.router_delay,
+                vcs,
+                ugal_threshold: cfg.ugal_threshold,
+            }),
+            config: cfg.clone(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &NetworkConfig {
+        &self.config
+    }
+
+    /// The topology.
+    pub fn topology(&self) -> &Arc<Topology> {
+        &self.topo
+    }
+
+    /// The routing algorithm in use.
+    pub fn algo(&self) -> Algo {
+        self.algo
+    }
+
+    /// Router parameters (packet size, buffers, delay, VCs).
+    pub fn params(&self) -> &RouterParams {
+        &self.params
+    }
+
+    /// Number of routers.
+    pub fn routers(&self) -> u32 {
+        self.topo.routers()
+    }
+
+    /// Number of terminals (compute and extra).
+    pub fn terminals(&self) -> u32 {
+        self.topo.terminals()
+    }
+
+    /// Minimum delay (ps) of any event between two routers: the smallest router-to-router link
+    /// latency (packets also carry the router delay; credits only the latency).
+    pub fn router_lookahead(&self) -> Time {
+        self.min_latency(|c| c != LinkClass::Terminal)
+            .unwrap_or_else(|| self.terminal_lookahead())
+    }
+
+    /// Minimum delay (ps) of any event between a router and a terminal's host, either way: the
+    /// smallest terminal link latency.
+    pub fn terminal_lookahead(&self) -> Time {
+        self.min_latency(|c| c == LinkClass::Terminal).unwrap_or(1)
+    }
+
+    fn min_latency(&self, f: impl Fn(LinkClass) -> bool) -> Option<Time> {
+        self.topo
+            .wiring()
+            .ports
+            .iter()
+            .filter(|p| p.peer != Peer::None && f(p.class))
+            .map(|p| p.link.latency)
+            .min()
+    }
+
+    /// Declares the network's channels in `table`: router <-> router with the router lookahead
+    /// and router <-> each host class with the terminal lookahead.
+    pub fn declare_lookahead(
+        &self,
+        table: &mut LookaheadTable,
+        router_class: u16,
+        host_classes: &[u16],
+    ) {
+        table.declare(router_class, router_class, self.router_lookahead());
+        for &h in host_classes {
+            table.declare_both(router_class, h, self.terminal_lookahead());
+        }
+    }
+
+    /// Builds router LPs `0..routers` (in router order) for the given layout and lookahead class.
+    pub fn build_routers<P>(&self, layout: &LpLayout, class: u16) -> Vec<Router<P>> {
+        (0..self.topo.routers())
+            .map(|r| {
+                Router::new(
+                    r,
+                    class,
+                    self.topo.clone(),
+                    self.algo,
+                    self.params.clone(),
+                    layout,
+                )
+            })
+            .collect()
+    }
+
+    /// The NIC of terminal `t` (`None` if there is no such terminal).
+    pub fn nic<P>(&self, t: u32, layout: &LpLayout) -> Option<Nic<P>> {
+        let a = *self.topo.attachment(t)?;
+        Some(Nic::new(NicSetup {
+            terminal: t,
+            terminals: self.topo.terminals(),
+            router_lp: layout.routers[a.router as usize],
+            router_port: a.port,
+            latency: a.link.latency,
+            bandwidth: a.link.bandwidth,
+            packet_size: self.params.packet_size,
+            router_delay: self.params.router_delay,
+            buffer_bytes: self.params.buffer_bytes,
+        }))
+    }
+
+    /// Cluster hint for router `r` (pod, group or torus slab).
+    pub fn router_cluster(&self, r: u32) -> u32 {
+        self.topo.router_cluster(r)
+    }
+
+    /// Cluster hint for the host LP of terminal `t`: its router's cluster.
+    pub fn terminal_cluster(&self, t: u32) -> u32 {
+        self.topo.terminal_cluster(t)
+    }
+
+    /// Routers traversed by a minimal route between terminals `a` and `b`.
+    pub fn hop_distance(&self, a: u32, b: u32) -> Option<u32> {
+        self.topo.hop_distance(a, b)
+    }
+}

@@ -1,0 +1,308 @@
+//! The network interface of a terminal: an embeddable component that a host LP (compute node,
+//! BB server, I/O node) owns. It splits messages into packets, injects them at the terminal
+//! link's bandwidth as credits from the first router allow, and reassembles arriving packets
+//! into delivered messages.
+
+use crate::link::{serialisation, LinkStats};
+use crate::packet::{Delivered, MessageId, NetEvent, Packet, NONE};
+use bbsim_engine::{Ctx, LpId, Time};
+use std::collections::{HashMap, VecDeque};
+
+/// A message waiting in (or being injected from) the NIC's send queue.
+#[derive(Clone, Debug)]
+struct Outgoing<P> {
+    seq: u32,
+    dst: u32,
+    left: u64,
+    packets: u32,
+    injected: Time,
+    payload: Option<P>,
+}
+
+/// A message whose packets are still arriving.
+#[derive(Clone, Debug)]
+struct Partial<P> {
+    remaining: u32,
+    bytes: u64,
+    payload: Option<P>,
+    hops: u16,
+    nonminimal: bool,
+}
+
+/// What a NIC sent and received.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NicStats {
+    /// Messages handed to `send_message`.
+    pub sent_messages: u64,
+    /// Bytes handed to `send_message`.
+    pub sent_bytes: u64,
+    /// The injection link (bytes, packets, busy time).
+    pub injection: LinkStats,
+    /// Messages delivered to this terminal.
+    pub received_messages: u64,
+    /// Packets delivered to this terminal.
+    pub received_packets: u64,
+    /// Bytes delivered to this terminal.
+    pub received_bytes: u64,
+    /// Sum of delivered message latencies (ps).
+    pub latency_sum: u128,
+    /// Largest delivered message latency (ps).
+    pub latency_max: Time,
+    /// Sum over delivered packets of routers traversed.
+    pub packet_hops: u64,
+    /// Delivered packets that took a non-minimal route.
+    pub nonminimal_packets: u64,
+}
+
+/// A terminal's network interface. `P` is the payload type carried by messages.
+#[derive(Clone, Debug)]
+pub struct Nic<P> {
+    terminal: u32,
+    terminals: u32,
+    router_lp: LpId,
+    router_port: u16,
+    latency: Time,
+    bandwidth: u64,
+    ser_full: Time,
+    packet_size: u32,
+    router_delay: Time,
+    credits: u32,
+    busy_until: Time,
+    wake: bool,
+    next_seq: u32,
+    queue: VecDeque<Outgoing<P>>,
+    partial: HashMap<MessageId, Partial<P>>,
+    stats: NicStats,
+}
+
+/// What a NIC needs to know about its terminal link (built by [`crate::Network::nic`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NicSetup {
+    pub terminal: u32,
+    pub terminals: u32,
+    pub router_lp: LpId,
+    pub router_port: u16,
+    pub latency: Time,
+    pub bandwidth: u64,
+    pub packet_size: u32,
+    pub router_delay: Time,
+    pub buffer_bytes: u32,
+}
+
+impl<P> Nic<P> {
+    pub(crate) fn new(s: NicSetup) -> Self {
+        Nic {
+            terminal: s.terminal,
+            terminals: s.terminals,
+            router_lp: s.router_lp,
+            router_port: s.router_port,
+            latency: s.latency,
+            bandwidth: s.bandwidth,
+            ser_full: serialisation(u64::from(s.packet_size), s.bandwidth),
+            packet_size: s.packet_size,
+            router_delay: s.router_delay,
+            credits: s.buffer_bytes,
+            busy_until: 0,
+            wake: false,
+            next_seq: 0,
+            queue: VecDeque::new(),
+            partial: HashMap::new(),
+            stats: NicStats::default(),
+        }
+    }
+
+    /// This NIC's terminal id.
+    pub fn terminal(&self) -> u32 {
+        self.terminal
+    }
+
+    /// Statistics so far.
+    pub fn stats(&self) -> &NicStats {
+        &self.stats
+    }
+
+    /// Messages queued or being injected.
+    pub fn queued_messages(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Messages partly received (0 after a drained run).
+    pub fn partial_messages(&self) -> usize {
+        self.partial.len()
+    }
+
+    /// Queues a message of `bytes` bytes to terminal `dst` carrying `payload`, starting its
+    /// injection now if the link is idle. A message of 0 bytes is one empty packet.
+    ///
+    /// # Panics
+    /// If `dst` is not a terminal of the network (a bug in the caller, not a configuration
+    /// error), or if the message needs more than 2^32 packets.
+    pub fn send_message<E: From<NetEvent<P>>>(
+        &mut self,
+        ctx: &mut Ctx<'_, E>,
+        dst: u32,
+        bytes: u64,
+        payload: P,
+    ) -> MessageId {
+        assert!(
+            dst < self.terminals,
+            "send_message: destination terminal {dst} does not exist ({} terminals)",
+            self.terminals
+        );
+        let packets = u32::try_from(bytes.div_ceil(u64::from(self.packet_size)).max(1))
+            .expect("send_message: more than 2^32 packets in one message");
+        let seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
+        self.stats.sent_messages += 1;
+        self.stats.sent_bytes += bytes;
+        self.queue.push_back(Outgoing {
+            seq,
+            dst,
+            left: bytes,
+            packets,
+            injected: ctx.now(),
+            payload: Some(payload),
+        });
+        self.inject(ctx);
+        MessageId {
+            src: self.terminal,
+            seq,
+        }
+    }
+
+    /// Handles a network event addressed to this NIC; returns a message when its last packet
+    /// arrives.
+    pub fn handle<E: From<NetEvent<P>>>(
+        &mut self,
+        ev: NetEvent<P>,
+        ctx: &mut Ctx<'_, E>,
+    ) -> Option<Delivered<P>> {
+        match ev {
+            NetEvent::Credit { bytes, .. } => {
+                self.credits += bytes;
+                self.inject(ctx);
+                None
+            }
+            NetEvent::NicWake => {
+                self.wake = false;
+                self.inject(ctx);
+                None
+            }
+            NetEvent::Packet { pkt, payload } => self.receive(pkt, payload, ctx.now()),
+            NetEvent::PortFree { .. } => None,
+        }
+    }
+
+    /// Injects as many packets as the link and credits allow now.
+    fn inject<E: From<NetEvent<P>>>(&mut self, ctx: &mut Ctx<'_, E>) {
+        let now = ctx.now();
+        while self.busy_until <= now {
+            let Some(m) = self.queue.front_mut() else {
+                return;
+            };
+            let bytes = m.left.min(u64::from(self.packet_size)) as u32;
+            let cost = bytes.max(1);
+            let pkt_bytes = bytes as u16;
+            if self.credits < cost {
+                return; // a credit will call us again
+            }
+            self.credits -= cost;
+            let ser = if bytes == self.packet_size {
+                self.ser_full
+            } else {
+                serialisation(u64::from(bytes), self.bandwidth)
+            };
+            self.busy_until = now + ser;
+            self.stats.injection.record(u64::from(bytes), ser);
+            m.left -= u64::from(bytes);
+            let last = m.left == 0;
+            let pkt = Packet {
+                src: self.terminal,
+                dst: m.dst,
+                seq: m.seq,
+                bytes: pkt_bytes,
+                packets: m.packets,
+                injected: m.injected,
+                ser_in: ser as u32,
+                aux: NONE,
+                slot: NONE,
+                hops: 0,
+                in_port: self.router_port,
+                vc: 0,
+                ghops: 0,
+                flags: 0,
+            };
+            let payload = if last { m.payload.take() } else { None };
+            if last {
+                self.queue.pop_front();
+            }
+            let ev = NetEvent::Packet { pkt, payload };
+            ctx.send(
+                self.router_lp,
+                self.latency + self.router_delay,
+                E::from(ev),
+            );
+        }
+        if !self.queue.is_empty() && !self.wake {
+            self.wake = true;
+            ctx.send_self(self.busy_until - now, E::from(NetEvent::NicWake));
+        }
+    }
+
+    fn receive(&mut self, pkt: Packet, payload: Option<P>, now: Time) -> Option<Delivered<P>> {
+        self.stats.received_packets += 1;
+        self.stats.packet_hops += u64::from(pkt.hops);
+        self.stats.nonminimal_packets += u64::from(pkt.nonminimal());
+        let id = MessageId {
+            src: pkt.src,
+            seq: pkt.seq,
+        };
+        let (bytes, payload, hops, nonminimal) = if pkt.packets == 1 {
+            (
+                u64::from(pkt.bytes),
+                payload,
+                u16::from(pkt.hops),
+                pkt.nonminimal(),
+            )
+        } else {
+            let entry = self.partial.entry(id).or_insert(Partial {
+                remaining: pkt.packets,
+                bytes: 0,
+                payload: None,
+                hops: 0,
+                nonminimal: false,
+            });
+            entry.remaining -= 1;
+            entry.bytes += u64::from(pkt.bytes);
+            entry.hops = entry.hops.max(u16::from(pkt.hops));
+            entry.nonminimal |= pkt.nonminimal();
+            if payload.is_some() {
+                entry.payload = payload;
+            }
+            if entry.remaining > 0 {
+                return None;
+            }
+            let done = self.partial.remove(&id)?;
+            (done.bytes, done.payload, done.hops, done.nonminimal)
+        };
+        let payload = payload?;
+        let latency = now - pkt.injected;
+        self.stats.received_messages += 1;
+        self.stats.received_bytes += bytes;
+        self.stats.latency_sum += u128::from(latency);
+        self.stats.latency_max = self.stats.latency_max.max(latency);
+        Some(Delivered {
+            id,
+            src: pkt.src,
+            dst: pkt.dst,
+            bytes,
+            packets: pkt.packets,
+            payload,
+            injected: pkt.injected,
+            delivered: now,
+            latency,
+            hops,
+            nonminimal,
+        })
+    }
+}

@@ -1,0 +1,128 @@
+//! Packets, network events and delivered messages.
+
+use bbsim_engine::Time;
+
+/// Marker for "not chosen yet" in [`Packet::slot`] and [`Packet::aux`].
+pub const NONE: u16 = u16::MAX;
+
+/// Flag: the packet is routed non-minimally (through an intermediate dragonfly group).
+pub const FLAG_NONMINIMAL: u8 = 1;
+/// Flag: the source router has made its minimal / non-minimal decision.
+pub const FLAG_DECIDED: u8 = 2;
+
+/// Identifies a message: the sending terminal and its per-terminal sequence number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MessageId {
+    /// Sending terminal.
+    pub src: u32,
+    /// Sequence number of the message at its sender (0, 1, 2, ...).
+    pub seq: u32,
+}
+
+/// One packet in flight: a small `Copy` header of 40 bytes (the payload travels beside it in
+/// the event).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    /// Source terminal.
+    pub src: u32,
+    /// Destination terminal.
+    pub dst: u32,
+    /// Message sequence number at the source.
+    pub seq: u32,
+    /// Packets in the whole message.
+    pub packets: u32,
+    /// Time (ps) the message was handed to the source NIC.
+    pub injected: Time,
+    /// Serialisation time (ps) of the packet on the link it is arriving on: its tail arrives
+    /// this long after its head.
+    pub ser_in: u32,
+    /// Dragonfly: the intermediate group of a non-minimal route ([`NONE`] otherwise).
+    pub aux: u16,
+    /// Dragonfly: the global slot chosen for the current phase ([`NONE`] until chosen).
+    pub slot: u16,
+    /// Bytes in this packet (`packet_size`, or the remainder for the last packet).
+    pub bytes: u16,
+    /// Input port at the receiving router.
+    pub in_port: u16,
+    /// Routers traversed so far.
+    pub hops: u8,
+    /// Virtual channel the packet travels on (on arrival: the input VC).
+    pub vc: u8,
+    /// Dragonfly: global links taken so far.
+    pub ghops: u8,
+    /// [`FLAG_NONMINIMAL`], [`FLAG_DECIDED`].
+    pub flags: u8,
+}
+
+impl Packet {
+    /// Whether the packet is routed non-minimally.
+    #[inline]
+    pub fn nonminimal(&self) -> bool {
+        self.flags & FLAG_NONMINIMAL != 0
+    }
+
+    /// Buffer space (bytes) the packet occupies and the credits it consumes: its size, at
+    /// least 1 so that empty messages still use a buffer slot.
+    #[inline]
+    pub fn cost(&self) -> u32 {
+        u32::from(self.bytes.max(1))
+    }
+}
+
+/// The events of the network model. A simulation's global event type embeds them through
+/// `From<NetEvent<P>>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NetEvent<P> {
+    /// A packet: at a router, its head arrived `router_delay` ago and it is ready to be routed;
+    /// at a terminal, its tail has arrived. The payload rides with the message's last packet.
+    Packet {
+        /// The header.
+        pkt: Packet,
+        /// The message payload (only in the last packet of a message).
+        payload: Option<P>,
+    },
+    /// Buffer space freed downstream: `bytes` of credit for virtual channel `vc` of output
+    /// `port` (for a NIC, `port` and `vc` are 0).
+    Credit {
+        /// The receiver's output port the credit belongs to.
+        port: u16,
+        /// Virtual channel.
+        vc: u8,
+        /// Bytes of buffer freed.
+        bytes: u32,
+    },
+    /// A router's output port finished serialising; arbitrate again (router self-event).
+    PortFree {
+        /// The output port.
+        port: u16,
+    },
+    /// A NIC's injection link is free again (host self-event).
+    NicWake,
+}
+
+/// A message delivered to its destination terminal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delivered<P> {
+    /// Message identity (source terminal and sequence number).
+    pub id: MessageId,
+    /// Source terminal.
+    pub src: u32,
+    /// Destination terminal.
+    pub dst: u32,
+    /// Message size in bytes.
+    pub bytes: u64,
+    /// Packets the message was split into.
+    pub packets: u32,
+    /// The payload given to `send_message`.
+    pub payload: P,
+    /// Time (ps) the message was handed to the source NIC.
+    pub injected: Time,
+    /// Time (ps) its last packet's tail arrived.
+    pub delivered: Time,
+    /// `delivered - injected` in ps (includes queueing at the source NIC).
+    pub latency: Time,
+    /// Routers traversed (the largest over the message's packets).
+    pub hops: u16,
+    /// Whether any packet took a non-minimal route.
+    pub nonminimal: bool,
+}

@@ -1,0 +1,451 @@
+//! The router: per-port, per-VC input buffers with credit-based flow control, a routing stage,
+//! round-robin output arbitration and output links with bandwidth and latency.
+//!
+//! Timing (virtual cut-through at packet granularity): a packet's head arrives at
+//! `start + latency` after its upstream transmission started at `start`; its event is delivered
+//! `router_delay` later, when it has been routed and joins the input buffer of its VC. It may
+//! start on its output port when the port is idle and the downstream buffer of its output VC
+//! has room for the whole packet (credits). Transmission lasts `bytes / bandwidth`; it never
+//! ends before the packet's tail has arrived. The input buffer space is returned to the
+//! upstream sender (a credit) when the tail has left, plus the input link's latency.
+//!
+//! Events per packet and hop: one arrival at the next router and one credit back upstream; a
+//! port wake-up only when packets wait for a busy port.
+
+use crate::graph::Peer;
+use crate::link::{serialisation, LinkStats};
+use crate::network::{LpLayout, RouterParams};
+use crate::packet::{NetEvent, Packet};
+use crate::routing::{self, Algo};
+use crate::topology::Topology;
+use bbsim_engine::{Ctx, LpId, Time};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// Runtime constants of one port.
+#[derive(Clone, Copy, Debug)]
+struct PortRt {
+    peer_lp: LpId,
+    peer_port: u16,
+    kind: PeerKind,
+    latency: Time,
+    bandwidth: u64,
+    ser_full: Time,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PeerKind {
+    None,
+    Router,
+    Terminal,
+}
+
+/// Output-port state.
+#[derive(Clone, Debug, Default)]
+struct OutState {
+    /// The port is serialising until this time (ps).
+    busy_until: Time,
+    /// A `PortFree` self-event is pending.
+    wake: bool,
+    /// Round-robin pointer: the input-VC index after the last one granted.
+    rr: u32,
+    /// Input-VC indices whose head packet waits for this port.
+    requests: Vec<u32>,
+}
+
+/// A buffered packet with its routing decision.
+#[derive(Clone, Debug)]
+struct Buffered<P> {
+    pkt: Packet,
+    arrived: Time,
+    payload: Option<P>,
+    out_port: u16,
+    out_vc: u8,
+}
+
+/// Per-router statistics.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RouterStats {
+    /// Packets routed.
+    pub packets: u64,
+    /// Per output port: bytes, packets and busy time of that link direction.
+    pub links: Vec<LinkStats>,
+    /// Time integral of the bytes held in all input buffers (byte x ps).
+    pub occupancy_area: u128,
+    /// Largest number of bytes held in all input buffers at once.
+    pub max_occupancy: u32,
+    /// Largest number of bytes held in each input port's buffers (all VCs) at once.
+    pub port_max_occupancy: Vec<u32>,
+    occupancy: u32,
+    port_occupancy: Vec<u32>,
+    last_change: Time,
+}
+
+impl RouterStats {
+    fn change(&mut self, now: Time, port: usize, add: bool, bytes: u32) {
+        self.occupancy_area += u128::from(self.occupancy) * u128::from(now - self.last_change);
+        self.last_change = now;
+        if add {
+            self.occupancy += bytes;
+            self.port_occupancy[port] += bytes;
+            self.max_occupancy = self.max_occupancy.max(self.occupancy);
+            let p = &mut self.port_max_occupancy[port];
+            *p = (*p).max(self.port_occupancy[port]);
+        } else {
+            self.occupancy -= bytes;
+            self.port_occupancy[port] -= bytes;
+        }
+    }
+
+    /// Bytes held in the input buffers right now.
+    pub fn current_occupancy(&self) -> u32 {
+        self.occupancy
+    }
+
+    /// Mean bytes held in the input buffers over `[0, until)` (ps).
+    pub fn mean_occupancy(&self, until: Time) -> f64 {
+        if until == 0 {
+            return 0.0;
+        }
+        let tail = until.saturating_sub(self.last_change);
+        let area = self.occupancy_area + u128::from(self.occupancy) * u128::from(tail);
+        area as f64 / until as f64
+    }
+}
+
+/// A router logical-process component. Embed it in the simulation's LP enum and forward
+/// [`NetEvent`]s to [`Router::handle`].
+pub struct Router<P> {
+    id: u32,
+    class: u16,
+    cluster: u32,
+    topo: Arc<Topology>,
+    algo: Algo,
+    params: Arc<RouterParams>,
+    vcs: u32,
+    lanes: bool,
+    ports: Box<[PortRt]>,
+    inputs: Vec<VecDeque<Buffered<P>>>,
+    out: Vec<OutState>,
+    credits: Vec<u32>,
+    load: Vec<u32>,
+    stats: RouterStats,
+}
+
+impl<P> Router<P> {
+    /// Router `id` of `topo`, with neighbours' LP ids from `layout`.
+    pub(crate) fn new(
+        id: u32,
+        class: u16,
+        topo: Arc<Topology>,
+        algo: Algo,
+        params: Arc<RouterParams>,
+        layout: &LpLayout,
+    ) -> Self {
+        let ports: Box<[PortRt]> = topo
+            .ports(id)
+            .iter()
+            .map(|p| {
+                let (peer_lp, peer_port, kind) = match p.peer {
+                    Peer::None => (LpId(u32::MAX), 0, PeerKind::None),
+                    Peer::Router { router, port } => {
+                        (layout.routers[router as usize], port, PeerKind::Router)
+                    }
+                    Peer::Terminal(t) => (layout.terminals[t as usize], 0, PeerKind::Terminal),
+                };
+                PortRt {
+                    peer_lp,
+                    peer_port,
+                    kind,
+                    latency: p.link.latency,
+                    bandwidth: p.link.bandwidth,
+                    ser_full: serialisation(u64::from(params.packet_size), p.link.bandwidth),
+                }
+            })
+            .collect();
+        let n = ports.len();
+        let vcs = u32::from(params.vcs);
+        let credits = ports
+            .iter()
+            .flat_map(|p| {
+                let c = if p.kind == PeerKind::Router {
+                    params.buffer_bytes
+                } else {
+                    0
+                };
+                std::iter::repeat(c).take(vcs as usize)
+            })
+            .collect();
+        let cluster = topo.router_cluster(id);
+        Router {
+            id,
+            class,
+            cluster,
+            topo,
+            algo,
+            params,
+            vcs,
+            lanes: algo.lanes() && vcs > 1,
+            ports,
+            inputs: (0..n * vcs as usize).map(|_| VecDeque::new()).collect(),
+            out: vec![OutState::default(); n],
+            credits,
+            load: vec![0; n],
+            stats: RouterStats {
+                links: vec![LinkStats::default(); n],
+                port_max_occupancy: vec![0; n],
+                port_occupancy: vec![0; n],
+                ..RouterStats::default()
+            },
+        }
+    }
+
+    /// The router's id in the topology.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// The lookahead class given at construction.
+    pub fn class(&self) -> u16 {
+        self.class
+    }
+
+    /// The cluster hint (pod, group or torus slab).
+    pub fn cluster_hint(&self) -> u32 {
+        self.cluster
+    }
+
+    /// A label for engine error messages.
+    pub fn label(&self) -> String {
+        format!("router {}", self.id)
+    }
+
+    /// Statistics so far.
+    pub fn stats(&self) -> &RouterStats {
+        &self.stats
+    }
+
+    /// Packets currently held in the input buffers (0 after a drained run).
+    pub fn buffered_packets(&self) -> usize {
+        self.inputs.iter().map(VecDeque::len).sum()
+    }
+
+    /// Handles one network event addressed to this router.
+    pub fn handle<E: From<NetEvent<P>>>(&mut self, ev: NetEvent<P>, ctx: &mut Ctx<'_, E>) {
+        match ev {
+            NetEvent::Packet { pkt, payload } => self.arrive(pkt, payload, ctx),
+            NetEvent::Credit { port, vc, bytes } => {
+                let p = usize::from(port);
+                self.credits[p * self.vcs as usize + usize::from(vc)] += bytes;
+                self.load[p] -= bytes;
+                if !self.out[p].requests.is_empty() {
+                    self.arbitrate(p, ctx);
+                }
+            }
+            NetEvent::PortFree { port } => {
+                let p = usize::from(port);
+                self.out[p].wake = false;
+                self.arbitrate(p, ctx);
+            }
+            NetEvent::NicWake => {}
+        }
+    }
+
+    fn arrive<E: From<NetEvent<P>>>(
+        &mut self,
+        mut pkt: Packet,
+        payload: Option<P>,
+        ctx: &mut Ctx<'_, E>,
+    ) {
+        pkt.hops = pkt.hops.saturating_add(1);
+        self.stats.packets += 1;
+        let dst = self.topo.wiring().terminals[pkt.dst as usize];
+        let (out_port, out_vc) = if dst.router == self.id {
+            (dst.port, 0)
+        } else {
+            routing::route(
+                &self.topo,
+                self.algo,
+                self.id,
+                dst.router,
+                &mut pkt,
+                &self.load,
+                ctx.rng(),
+                self.params.ugal_threshold,
+            )
+        };
+        let cost = pkt.cost();
+        let out_vc = if self.lanes && self.ports[usize::from(out_port)].kind == PeerKind::Router {
+            self.widest_lane(usize::from(out_port))
+        } else {
+            out_vc
+        };
+        self.load[usize::from(out_port)] += cost;
+        let in_port = usize::from(pkt.in_port);
+        self.stats.change(ctx.now(), in_port, true, cost);
+        let idx = in_port * self.vcs as usize + usize::from(pkt.vc);
+        self.inputs[idx].push_back(Buffered {
+            pkt,
+            arrived: ctx.now(),
+            payload,
+            out_port,
+            out_vc,
+        });
+        if self.inputs[idx].len() == 1 {
+            self.head_ready(idx, ctx);
+        }
+    }
+
+    /// The VC of `port` with the most free downstream buffer (lowest index on ties).
+    #[inline]
+    fn widest_lane(&self, port: usize) -> u8 {
+        let vcs = self.vcs as usize;
+        let c = &self.credits[port * vcs..(port + 1) * vcs];
+        let mut best = 0;
+        for (v, &x) in c.iter().enumerate().skip(1) {
+            if x > c[best] {
+                best = v;
+            }
+        }
+        best as u8
+    }
+
+    #[inline]
+    fn has_credit(&self, port: usize, vc: u8, cost: u32) -> bool {
+        self.ports[port].kind != PeerKind::Router
+            || self.credits[port * self.vcs as usize + usize::from(vc)] >= cost
+    }
+
+    /// The head of input VC `idx` is new: send it if its port is free, else queue a request.
+    fn head_ready<E: From<NetEvent<P>>>(&mut self, mut idx: usize, ctx: &mut Ctx<'_, E>) {
+        let now = ctx.now();
+        while let Some(head) = self.inputs[idx].front() {
+            let port = usize::from(head.out_port);
+            let free = self.out[port].busy_until <= now;
+            if free
+                && self.out[port].requests.is_empty()
+                && self.has_credit(port, head.out_vc, head.pkt.cost())
+            {
+                self.transmit(idx, ctx);
+                continue;
+            }
+            self.out[port].requests.push(idx as u32);
+            if free {
+                // Others are waiting: let round-robin arbitration decide.
+                idx = match self.grant(port, ctx) {
+                    Some(i) => i,
+                    None => return,
+                };
+                continue;
+            }
+            self.ensure_wake(port, ctx);
+            return;
+        }
+    }
+
+    /// Arbitrates free output `port` and follows up on the granted input's next head.
+    fn arbitrate<E: From<NetEvent<P>>>(&mut self, port: usize, ctx: &mut Ctx<'_, E>) {
+        if self.out[port].busy_until > ctx.now() {
+            if !self.out[port].requests.is_empty() {
+                self.ensure_wake(port, ctx);
+            }
+            return;
+        }
+        if let Some(idx) = self.grant(port, ctx) {
+            self.head_ready(idx, ctx);
+        }
+    }
+
+    /// Round-robin grant of free output `port` among requesting inputs whose head has credit.
+    /// Transmits the winner's head and returns the winner's input index.
+    fn grant<E: From<NetEvent<P>>>(&mut self, port: usize, ctx: &mut Ctx<'_, E>) -> Option<usize> {
+        let n = self.inputs.len() as u32;
+        let rr = self.out[port].rr;
+        let mut best: Option<(usize, u32)> = None;
+        for (pos, &i) in self.out[port].requests.iter().enumerate() {
+            let Some(head) = self.inputs[i as usize].front() else {
+                continue;
+            };
+            if self.has_credit(port, head.out_vc, head.pkt.cost()) {
+                let d = (i + n - rr) % n;
+                if best.map_or(true, |(_, bd)| d < bd) {
+                    best = Some((pos, d));
+                }
+            }
+        }
+        let (pos, _) = best?;
+        let idx = self.out[port].requests.swap_remove(pos) as usize;
+        self.out[port].rr = (idx as u32 + 1) % n;
+        self.transmit(idx, ctx);
+        if !self.out[port].requests.is_empty() {
+            self.ensure_wake(port, ctx);
+        }
+        Some(idx)
+    }
+
+    #[inline]
+    fn ensure_wake<E: From<NetEvent<P>>>(&mut self, port: usize, ctx: &mut Ctx<'_, E>) {
+        let o = &mut self.out[port];
+        if !o.wake {
+            o.wake = true;
+            let delay = o.busy_until.saturating_sub(ctx.now());
+            ctx.send_self(delay, E::from(NetEvent::PortFree { port: port as u16 }));
+        }
+    }
+
+    /// Sends the head of input VC `idx` on its output port (which is free and has credit).
+    fn transmit<E: From<NetEvent<P>>>(&mut self, idx: usize, ctx: &mut Ctx<'_, E>) {
+        let Some(b) = self.inputs[idx].pop_front() else {
+            return;
+        };
+        let now = ctx.now();
+        let port = usize::from(b.out_port);
+        let rt = self.ports[port];
+        let cost = b.pkt.cost();
+        let ser = if u32::from(b.pkt.bytes) == self.params.packet_size {
+            rt.ser_full
+        } else {
+            serialisation(u64::from(b.pkt.bytes), rt.bandwidth)
+        };
+        // Cut-through: the tail cannot leave before it has arrived. It arrives `ser_in` after
+        // the head, which arrived `router_delay` before this packet's arrival event.
+        let tail = b.arrived - self.params.router_delay + Time::from(b.pkt.ser_in);
+        let start = now.max(tail.saturating_sub(ser));
+        let end = start + ser;
+        self.out[port].busy_until = end;
+        self.stats.links[port].record(u64::from(b.pkt.bytes), ser);
+        let vcs = self.vcs as usize;
+        let (in_port, in_vc) = (usize::from(b.pkt.in_port), b.pkt.vc);
+        self.stats.change(now, in_port, false, cost);
+        let mut pkt = b.pkt;
+        pkt.ser_in = ser as u32;
+        match rt.kind {
+            PeerKind::Router => {
+                self.credits[port * vcs + usize::from(b.out_vc)] -= cost;
+                pkt.in_port = rt.peer_port;
+                pkt.vc = b.out_vc;
+                let delay = start - now + rt.latency + self.params.router_delay;
+                let ev = NetEvent::Packet {
+                    pkt,
+                    payload: b.payload,
+                };
+                ctx.send(rt.peer_lp, delay, E::from(ev));
+            }
+            PeerKind::Terminal | PeerKind::None => {
+                self.load[port] -= cost;
+                let ev = NetEvent::Packet {
+                    pkt,
+                    payload: b.payload,
+                };
+                ctx.send(rt.peer_lp, end + rt.latency - now, E::from(ev));
+            }
+        }
+        let up = self.ports[in_port];
+        let credit = NetEvent::Credit {
+            port: up.peer_port,
+            vc: in_vc,
+            bytes: cost,
+        };
+        ctx.send(up.peer_lp, end - now + up.latency, E::from(credit));
+    }
+}

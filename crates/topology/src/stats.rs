@@ -1,0 +1,123 @@
+//! Network-wide statistics, reduced from per-router and per-NIC figures in LP order.
+
+use crate::graph::Peer;
+use crate::link::{LinkClass, LinkStats};
+use crate::nic::NicStats;
+use crate::router::Router;
+use crate::topology::Topology;
+use bbsim_engine::digest::Digest;
+use bbsim_engine::Time;
+use serde::Serialize;
+
+/// Traffic on all channels (link directions) of one class.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClassUsage {
+    /// The link class.
+    pub class: LinkClass,
+    /// Channels (link directions) of the class.
+    pub channels: u64,
+    /// Bytes carried.
+    pub bytes: u64,
+    /// Packets carried.
+    pub packets: u64,
+    /// Mean utilisation over the channels: busy time / (channels x elapsed time).
+    pub utilisation: f64,
+    /// Utilisation of the busiest channel of the class.
+    pub max_utilisation: f64,
+}
+
+/// Network-wide figures.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NetworkStats {
+    /// Per link class, in [`LinkClass::ALL`] order (classes without channels left out).
+    pub classes: Vec<ClassUsage>,
+    /// Packets routed by all routers (one per packet and router traversed).
+    pub packets_routed: u64,
+    /// Mean over routers of the time-averaged bytes held in input buffers.
+    pub mean_buffer_occupancy: f64,
+    /// Largest number of bytes held in one router's input buffers at once.
+    pub max_buffer_occupancy: u32,
+    /// Largest number of bytes held in one input port's buffers at once.
+    pub max_port_occupancy: u32,
+}
+
+impl NetworkStats {
+    /// Reduces router statistics (in router order) and NIC statistics (in terminal order) over
+    /// `[0, until)` ps.
+    pub fn collect<'a, P: 'a>(
+        topo: &Topology,
+        routers: impl IntoIterator<Item = &'a Router<P>>,
+        nics: impl IntoIterator<Item = &'a NicStats>,
+        until: Time,
+    ) -> Self {
+        let n = LinkClass::ALL.len();
+        let mut sums = vec![LinkStats::default(); n];
+        let mut channels = vec![0u64; n];
+        let mut max_busy = vec![0 as Time; n];
+        let mut packets_routed = 0;
+        let (mut occ_sum, mut max_occ, mut max_port, mut count) = (0.0, 0u32, 0u32, 0u32);
+        for r in routers {
+            let s = r.stats();
+            packets_routed += s.packets;
+            occ_sum += s.mean_occupancy(until);
+            max_occ = max_occ.max(s.max_occupancy);
+            max_port = max_port.max(s.port_max_occupancy.iter().copied().max().unwrap_or(0));
+            count += 1;
+            for (port, link) in topo.ports(r.id()).iter().zip(&s.links) {
+                if port.peer == Peer::None {
+                    continue;
+                }
+                let c = port.class.index();
+                sums[c].add(link);
+                channels[c] += 1;
+                max_busy[c] = max_busy[c].max(link.busy);
+            }
+        }
+        for nic in nics {
+            let c = LinkClass::Terminal.index();
+            sums[c].add(&nic.injection);
+            channels[c] += 1;
+            max_busy[c] = max_busy[c].max(nic.injection.busy);
+        }
+        let span = until.max(1) as f64;
+        let classes = LinkClass::ALL
+            .iter()
+            .filter(|c| channels[c.index()] > 0)
+            .map(|&class| {
+                let i = class.index();
+                ClassUsage {
+                    class,
+                    channels: channels[i],
+                    bytes: sums[i].bytes,
+                    packets: sums[i].packets,
+                    utilisation: sums[i].busy as f64 / (channels[i] as f64 * span),
+                    max_utilisation: max_busy[i] as f64 / span,
+                }
+            })
+            .collect();
+        NetworkStats {
+            classes,
+            packets_routed,
+            mean_buffer_occupancy: if count > 0 {
+                occ_sum / f64::from(count)
+            } else {
+                0.0
+            },
+            max_buffer_occupancy: max_occ,
+            max_port_occupancy: max_port,
+        }
+    }
+
+    /// Mixes the integer figures into a digest (for determinism checks).
+    pub fn digest(&self, d: &mut Digest) {
+        for c in &self.classes {
+            d.word(c.class.index() as u64).word(c.bytes).word(c.packets);
+            d.word(c.utilisation.to_bits())
+                .word(c.max_utilisation.to_bits());
+        }
+        d.word(self.packets_routed)
+            .word(self.mean_buffer_occupancy.to_bits())
+            .word(u64::from(self.max_buffer_occupancy))
+            .word(u64::from(self.max_port_occupancy));
+    }
+}

@@ -1,0 +1,159 @@
+//! A test model: routers plus scripted hosts whose messages carry a `u64` payload, assembled
+//! the way the simulator crate assembles its LPs (own event enum, own LP enum).
+#![allow(dead_code)]
+
+use bbsim_engine::time::NS;
+use bbsim_engine::{
+    run_with_threads, Ctx, LogicalProcess, LookaheadTable, PartitionSpec, SimConfig, Simulation,
+    Time,
+};
+use bbsim_topology::{
+    Delivered, LinkParams, LpLayout, NetEvent, Network, NetworkConfig, Nic, Router, Routing,
+    TopologyConfig,
+};
+
+/// The simulation's event type: network events plus a host timer.
+#[derive(Clone, Debug)]
+pub enum Ev {
+    Net(NetEvent<u64>),
+    Send(usize),
+}
+
+impl From<NetEvent<u64>> for Ev {
+    fn from(e: NetEvent<u64>) -> Self {
+        Ev::Net(e)
+    }
+}
+
+/// One scripted message: send time (ps), destination, bytes, payload.
+#[derive(Clone, Copy, Debug)]
+pub struct Msg {
+    pub at: Time,
+    pub dst: u32,
+    pub bytes: u64,
+    pub payload: u64,
+}
+
+pub struct Host {
+    pub nic: Nic<u64>,
+    pub script: Vec<Msg>,
+    pub got: Vec<Delivered<u64>>,
+    cluster: u32,
+}
+
+#[allow(clippy::large_enum_variant)]
+pub enum Lp {
+    Router(Router<u64>),
+    Host(Host),
+}
+
+impl LogicalProcess for Lp {
+    type Event = Ev;
+
+    fn init(&mut self, ctx: &mut Ctx<'_, Ev>) {
+        if let Lp::Host(h) = self {
+            for (i, m) in h.script.iter().enumerate() {
+                ctx.send_self(m.at, Ev::Send(i));
+            }
+        }
+    }
+
+    fn handle(&mut self, ev: Ev, ctx: &mut Ctx<'_, Ev>) {
+        match (self, ev) {
+            (Lp::Router(r), Ev::Net(e)) => r.handle(e, ctx),
+            (Lp::Host(h), Ev::Net(e)) => {
+                if let Some(d) = h.nic.handle(e, ctx) {
+                    h.got.push(d);
+                }
+            }
+            (Lp::Host(h), Ev::Send(i)) => {
+                let m = h.script[i];
+                h.nic.send_message(ctx, m.dst, m.bytes, m.payload);
+            }
+            (Lp::Router(_), Ev::Send(_)) => unreachable!("routers have no timers"),
+        }
+    }
+
+    fn class(&self) -> u16 {
+        match self {
+            Lp::Router(_) => 0,
+            Lp::Host(_) => 1,
+        }
+    }
+
+    fn cluster_hint(&self) -> Option<u32> {
+        Some(match self {
+            Lp::Router(r) => r.cluster_hint(),
+            Lp::Host(h) => h.cluster,
+        })
+    }
+}
+
+/// Builds routers (LPs `0..R`) and one scripted host per terminal, with `scripts[t]` for
+/// terminal `t` (missing scripts are empty).
+pub fn build(net: &Network, scripts: Vec<Vec<Msg>>, seed: u64) -> Simulation<Lp> {
+    build_partitioned(net, scripts, seed, PartitionSpec::Auto)
+}
+
+/// As [`build`], with an explicit partitioning.
+pub fn build_partitioned(
+    net: &Network,
+    mut scripts: Vec<Vec<Msg>>,
+    seed: u64,
+    partition: PartitionSpec,
+) -> Simulation<Lp> {
+    let topo = net.topology();
+    let layout = LpLayout::routers_then_terminals(topo.routers(), topo.terminals());
+    let mut lps: Vec<Lp> = net
+        .build_routers(&layout, 0)
+        .into_iter()
+        .map(Lp::Router)
+        .collect();
+    scripts.resize(topo.terminals() as usize, Vec::new());
+    for (t, script) in scripts.into_iter().enumerate() {
+        let t = t as u32;
+        lps.push(Lp::Host(Host {
+            nic: net.nic(t, &layout).expect("terminal exists"),
+            script,
+            got: Vec::new(),
+            cluster: net.terminal_cluster(t),
+        }));
+    }
+    let mut table = LookaheadTable::with_classes(["router", "host"]);
+    net.declare_lookahead(&mut table, 0, &[1]);
+    Simulation::new(
+        lps,
+        table,
+        SimConfig {
+            seed,
+            end_time: Time::MAX,
+            partition,
+        },
+    )
+}
+
+/// Runs and returns every delivered message, host by host.
+pub fn run(sim: &mut Simulation<Lp>, threads: usize) -> Vec<Delivered<u64>> {
+    run_with_threads(sim, threads).expect("runs");
+    let mut all = Vec::new();
+    for lp in sim.lps() {
+        if let Lp::Host(h) = lp {
+            all.extend(h.got.iter().cloned());
+        }
+    }
+    all
+}
+
+/// A uniform link: 12.5 GB/s, 100 ns.
+pub fn link() -> LinkParams {
+    LinkParams::new(12_500_000_000, 100 * NS)
+}
+
+/// A network config with 512 B packets, 90 ns router delay, 16-packet buffers.
+pub fn net(topology: TopologyConfig, routing: Routing) -> NetworkConfig {
+    let mut c = NetworkConfig::new(topology, routing);
+    c.packet_size = 512;
+    c.router_delay = 90 * NS;
+    c.buffer_packets = 16;
+    c
+}
