@@ -36,7 +36,7 @@ pub use partition::{Partition, PartitionSpec};
 pub use pending::PendingKind;
 pub use rng::Rng;
 pub use sim::{Executor, SimConfig, Simulation};
-pub use stats::{RunStats, StopReason, ThreadStats};
+pub use stats::{Progress, RunStats, StopReason, ThreadStats};
 pub use time::Time;
 
 /// Runs `sim` with the executor suited to `threads`: the sequential reference executor for one

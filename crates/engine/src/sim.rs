@@ -6,8 +6,9 @@ use crate::lookahead::LookaheadTable;
 use crate::lp::{Ctx, LogicalProcess, LpSlot};
 use crate::partition::{Partition, PartitionSpec};
 use crate::rng::Rng;
-use crate::stats::RunStats;
+use crate::stats::{Progress, RunStats};
 use crate::time::Time;
+use std::sync::Arc;
 
 /// Run-wide settings that do not depend on the executor.
 #[derive(Clone, Debug)]
@@ -40,6 +41,8 @@ pub struct RunInput<'a, L: LogicalProcess> {
     pub channels: Channels<'a>,
     /// End time (ps, exclusive).
     pub end_time: Time,
+    /// Live progress and cancellation.
+    pub progress: &'a Progress,
 }
 
 /// Validation of sends against the partition and the lookahead table.
@@ -142,6 +145,7 @@ pub struct Simulation<L: LogicalProcess> {
     classes: Vec<u16>,
     config: SimConfig,
     ran: bool,
+    progress: Arc<Progress>,
 }
 
 impl<L: LogicalProcess> Simulation<L> {
@@ -169,6 +173,7 @@ impl<L: LogicalProcess> Simulation<L> {
             classes,
             config,
             ran: false,
+            progress: Arc::new(Progress::default()),
         }
     }
 
@@ -232,6 +237,7 @@ impl<L: LogicalProcess> Simulation<L> {
                 clusters: self.partition.clusters(),
             },
             end_time: self.config.end_time,
+            progress: &self.progress,
         };
         let result = executor.execute(input);
         result.map_err(|e| self.label_error(e))
@@ -282,6 +288,12 @@ impl<L: LogicalProcess> Simulation<L> {
     /// Consumes the simulation, returning the LP states in LP order.
     pub fn into_lps(self) -> Vec<L> {
         self.slots.into_iter().map(|s| s.lp).collect()
+    }
+
+    /// Live progress of the run (simulated time, events) and its cancellation switch; share it
+    /// with a progress-bar or signal-handler thread before calling [`Simulation::run`].
+    pub fn progress(&self) -> Arc<Progress> {
+        Arc::clone(&self.progress)
     }
 
     /// The resolved partition.

@@ -1,6 +1,7 @@
 //! Run statistics reported by the executors.
 
 use crate::time::Time;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Why a run ended.
@@ -12,6 +13,49 @@ pub enum StopReason {
     EndTime,
     /// A model asked to stop.
     Requested,
+    /// The run was cancelled from outside through [`Progress::cancel`] (e.g. Ctrl-C).
+    Cancelled,
+}
+
+/// Live progress of a run, readable from another thread (for progress bars) and the means to
+/// cancel it. Executors update it once per lookahead window (the sequential global-order
+/// executor every 65,536 events).
+#[derive(Debug, Default)]
+pub struct Progress {
+    now: AtomicU64,
+    events: AtomicU64,
+    cancel: AtomicBool,
+}
+
+impl Progress {
+    /// Simulated time reached (ps).
+    pub fn now(&self) -> Time {
+        self.now.load(Ordering::Relaxed)
+    }
+
+    /// Events committed so far.
+    pub fn events(&self) -> u64 {
+        self.events.load(Ordering::Relaxed)
+    }
+
+    /// Asks the run to stop at the end of the current window; the run reports
+    /// [`StopReason::Cancelled`].
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether cancellation was requested.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set_now(&self, t: Time) {
+        self.now.store(t, Ordering::Relaxed);
+    }
+
+    pub(crate) fn add_events(&self, n: u64) {
+        self.events.fetch_add(n, Ordering::Relaxed);
+    }
 }
 
 /// What one worker thread did.

@@ -500,3 +500,35 @@ fn scheduled_environment_events_are_ordered_by_schedule_sequence() {
     sim.run(&Parallel::new(2)).expect("runs");
     assert_eq!(sim.lp(LpId(0)).expect("lp").0, vec![1, 5, 3, 9]);
 }
+
+#[test]
+fn cancellation_stops_every_executor_and_progress_is_reported() {
+    for (name, make) in executors() {
+        let params = PholdParams {
+            nlp: 32,
+            start_events: 2,
+            lookahead: 0.5,
+            end: 1e9,
+            ..PholdParams::default()
+        };
+        let mut sim = params.build(PartitionSpec::Auto);
+        let progress = sim.progress();
+        progress.cancel();
+        let stats = sim.run(&make()).expect("runs");
+        assert_eq!(stats.stop, StopReason::Cancelled, "{name}");
+        assert!(stats.windows <= 1, "{name}: {} windows", stats.windows);
+
+        let mut short = PholdParams {
+            end: 20.0,
+            ..params.clone()
+        }
+        .build(PartitionSpec::Auto);
+        let live = short.progress();
+        let s = short.run(&make()).expect("runs");
+        assert_eq!(live.events(), s.events, "{name}");
+        assert!(
+            live.now() > 0 && live.now() <= 20 * bbsim_engine::time::US,
+            "{name}"
+        );
+    }
+}

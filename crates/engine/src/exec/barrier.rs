@@ -21,6 +21,8 @@ pub struct WindowReduction {
 pub const FLAG_STOP: u32 = 1;
 /// Flag: a thread hit an error.
 pub const FLAG_ERROR: u32 = 2;
+/// Flag: a thread saw the run's cancellation switch set.
+pub const FLAG_CANCEL: u32 = 4;
 
 /// A reusable barrier for a fixed number of threads, with a min/OR reduction.
 pub struct SpinBarrier {

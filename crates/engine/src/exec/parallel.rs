@@ -8,14 +8,14 @@
 //! per-(thread, destination cluster) outboxes, and publish them into the destination's mailbox
 //! at the end of the window. One barrier per window reduces the next `gmin`.
 
-use super::barrier::{SpinBarrier, WindowReduction, FLAG_ERROR, FLAG_STOP};
+use super::barrier::{SpinBarrier, WindowReduction, FLAG_CANCEL, FLAG_ERROR, FLAG_STOP};
 use super::Failure;
 use crate::error::EngineError;
 use crate::event::Event;
 use crate::lp::{LogicalProcess, LpSlot};
 use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet};
 use crate::sim::{dispatch, Channels, Executor, RunInput};
-use crate::stats::{RunStats, StopReason, ThreadStats};
+use crate::stats::{Progress, RunStats, StopReason, ThreadStats};
 use crate::time::Time;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -77,6 +77,7 @@ struct Shared<'a, L: LogicalProcess, P> {
     windows: AtomicU64,
     window: Time,
     end_time: Time,
+    progress: &'a Progress,
 }
 
 struct WorkerResult {
@@ -99,6 +100,7 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         initial,
         channels,
         end_time,
+        progress,
     } = input;
     let window = channels.window();
     if window == 0 {
@@ -145,6 +147,7 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         windows: AtomicU64::new(0),
         window,
         end_time,
+        progress,
     };
 
     let guarded = |shared: &Shared<'_, L, P>| {
@@ -239,6 +242,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         let parity = generation & 1;
         let mut local_min = Time::MAX;
         let mut stop_requested = false;
+        let events_before = stats.events;
         loop {
             let c = sh.next_cluster.fetch_add(1, Ordering::Relaxed);
             if c >= nclusters {
@@ -298,7 +302,11 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 lock(&sh.mail[parity][dc]).append(out);
             }
         }
+        sh.progress.add_events(stats.events - events_before);
         let mut flags = 0;
+        if sh.progress.is_cancelled() {
+            flags |= FLAG_CANCEL;
+        }
         if stop_requested {
             flags |= FLAG_STOP;
         }
@@ -314,6 +322,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
             || {
                 sh.next_cluster.store(0, Ordering::Relaxed);
                 sh.windows.fetch_add(1, Ordering::Relaxed);
+                sh.progress.set_now(window_end);
             },
         );
         stats.barrier_wait += wait_start.elapsed();
@@ -326,6 +335,9 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         }
         if reduced.flags & FLAG_STOP != 0 {
             break StopReason::Requested;
+        }
+        if reduced.flags & FLAG_CANCEL != 0 {
+            break StopReason::Cancelled;
         }
         gmin = reduced.min_time;
     };

@@ -69,6 +69,7 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         initial,
         channels,
         end_time,
+        progress,
     } = input;
     let window = channels.window().max(1);
     let mut pending = P::new(window);
@@ -95,6 +96,9 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
             if stop_requested {
                 break StopReason::Requested;
             }
+            if progress.is_cancelled() {
+                break StopReason::Cancelled;
+            }
             windows += 1;
             window_end = t.saturating_add(window).min(end_time);
         }
@@ -102,6 +106,10 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         let me = ev.dst;
         last = t;
         events += 1;
+        if events & 0xFFFF == 0 {
+            progress.set_now(t);
+            progress.add_events(0x10000);
+        }
         dispatch(&mut slots[me.index()], ev, &mut out, &mut stop_requested);
         for sent in out.drain(..) {
             if failure.is_none() {
@@ -115,6 +123,8 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
             return Err(f.error);
         }
     };
+    progress.set_now(last);
+    progress.add_events(events & 0xFFFF);
     Ok(RunStats {
         events,
         windows,
