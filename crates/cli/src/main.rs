@@ -1,6 +1,10 @@
 //! `bbsim`: the command-line front end of the burst-buffer simulator.
 
 mod phold_cmd;
+mod run_cmd;
+mod sweep_cmd;
+mod trace_cmd;
+mod validate_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -15,6 +19,16 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run a scenario (default: the built-in quickstart) and write timeline.csv, ranks.csv,
+    /// summary.json and SVG plots.
+    Run(run_cmd::RunArgs),
+    /// Check a scenario without running it and print the machine it describes.
+    Validate(validate_cmd::ValidateArgs),
+    /// Run the cartesian product of varied scenario values and collect sweep.csv.
+    Sweep(sweep_cmd::SweepArgs),
+    /// Darshan trace tools.
+    #[command(subcommand)]
+    Trace(trace_cmd::TraceCommand),
     /// Run the PHOLD benchmark on the PDES engine (ROSS parameter semantics; 1 time unit = 1 us).
     Phold(phold_cmd::PholdArgs),
 }
@@ -22,6 +36,10 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Run(args) => run_cmd::run(&args),
+        Command::Validate(args) => validate_cmd::run(&args),
+        Command::Sweep(args) => sweep_cmd::run(&args),
+        Command::Trace(c) => trace_cmd::run(&c),
         Command::Phold(args) => phold_cmd::run(&args),
     };
     match result {

@@ -1,1 +1,17 @@
-//! bbsim sim crate (see docs/architecture.md).
+//! # bbsim-sim
+//!
+//! Scenario files (TOML with human units), their validation with precise diagnostics, command
+//! line overrides, model assembly, metrics and outputs.
+
+pub mod assemble;
+pub mod diag;
+pub mod jobs;
+pub mod machine;
+pub mod model;
+pub mod output;
+pub mod plot;
+pub mod report;
+pub mod results;
+pub mod run;
+pub mod scenario;
+pub mod units;

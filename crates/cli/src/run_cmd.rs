@@ -1,0 +1,217 @@
+//! `bbsim run`: run a scenario and write its outputs.
+
+use bbsim_engine::{Progress, Time};
+use bbsim_sim::output::{OutputSet, INTERRUPTED};
+use bbsim_sim::report::{table, write};
+use bbsim_sim::run::{load_scenario, Finished, Loaded, RunError};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The built-in default scenario (a copy of `scenarios/quickstart.toml`).
+pub const QUICKSTART: &str = include_str!("../../../scenarios/quickstart.toml");
+
+/// Arguments of `bbsim run`.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Scenario file (TOML). Without one, runs the built-in quickstart scenario
+    /// (`scenarios/quickstart.toml`).
+    pub scenario: Option<PathBuf>,
+    /// Worker threads (overrides `simulation.threads`; results are identical for any value).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Output directory (default: `<scenario name>-out` next to the scenario file).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Override any scenario value, e.g. `--set burst_buffer.placement=global`
+    /// or `--set jobs.0.ranks=96` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// No progress bar and no table.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// The live run, for the Ctrl-C handler.
+static LIVE: OnceLock<Mutex<Option<Arc<Progress>>>> = OnceLock::new();
+
+/// Installs the Ctrl-C handler (once per process): it cancels the live run and marks the
+/// process interrupted so that no output is committed.
+pub fn install_interrupt_handler() {
+    let live = LIVE.get_or_init(|| Mutex::new(None));
+    let _ = ctrlc::set_handler(move || {
+        INTERRUPTED.store(true, Ordering::SeqCst);
+        if let Ok(g) = live.lock() {
+            if let Some(p) = g.as_ref() {
+                p.cancel();
+            }
+        }
+    });
+}
+
+fn set_live(p: Option<Arc<Progress>>) {
+    if let Some(m) = LIVE.get() {
+        if let Ok(mut g) = m.lock() {
+            *g = p;
+        }
+    }
+}
+
+/// Where the scenario comes from: a file, or the built-in quickstart materialised in a
+/// temporary directory (so relative paths and messages work the same way).
+pub fn scenario_path(arg: &Option<PathBuf>) -> Result<(PathBuf, bool), String> {
+    if let Some(p) = arg {
+        return Ok((p.clone(), false));
+    }
+    let local = Path::new("scenarios/quickstart.toml");
+    if local.exists() {
+        return Ok((local.to_path_buf(), false));
+    }
+    let dir = std::env::temp_dir().join(format!("bbsim-quickstart-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let p = dir.join("quickstart.toml");
+    std::fs::write(&p, QUICKSTART).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    Ok((p, true))
+}
+
+/// The default output directory: `<name>-out` next to the scenario (or in the current
+/// directory for the built-in scenario).
+pub fn default_out(path: &Path, builtin: bool, name: &str) -> PathBuf {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let dir = if builtin {
+        PathBuf::from(".")
+    } else {
+        path.parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."))
+    };
+    dir.join(format!("{safe}-out"))
+}
+
+/// A lower bound of the simulated end time: the longest rank's start plus compute time.
+fn estimated_end(l: &Loaded) -> Time {
+    if let Some(e) = l.scenario.simulation.end_time {
+        return e.0;
+    }
+    l.workload
+        .jobs
+        .iter()
+        .map(|j| {
+            let per_rank = j
+                .ops
+                .iter()
+                .map(|(_, ops)| ops.iter().map(|o| o.compute_ps()).sum::<u64>())
+                .max()
+                .unwrap_or(0);
+            j.start_ps + per_rank
+        })
+        .max()
+        .unwrap_or(0)
+        .max(1)
+}
+
+/// Runs one loaded scenario and writes its outputs into `out`. Returns the files written, the
+/// table text and the run.
+pub fn run_loaded(
+    l: &Loaded,
+    threads: usize,
+    out: &Path,
+    bar: bool,
+) -> Result<(Vec<PathBuf>, String, Finished), String> {
+    let est = estimated_end(l);
+    let progress_bar = if bar {
+        let pb = ProgressBar::new(1000);
+        pb.set_style(
+            ProgressStyle::with_template("{bar:30} {msg} [{elapsed_precise}, ETA {eta}]")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Some(pb)
+    } else {
+        None
+    };
+    let mut watcher = None;
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let finished = l
+        .run(threads, |p| {
+            set_live(Some(Arc::clone(&p)));
+            if let Some(pb) = progress_bar.clone() {
+                let stop = Arc::clone(&stop);
+                watcher = Some(std::thread::spawn(move || {
+                    let started = Instant::now();
+                    while !stop.load(Ordering::Relaxed) {
+                        let now = p.now();
+                        let frac = (now as f64 / est as f64).min(0.999);
+                        pb.set_position((frac * 1000.0) as u64);
+                        let rate = p.events() as f64 / started.elapsed().as_secs_f64().max(1e-9);
+                        pb.set_message(format!(
+                            "simulated {:.6} s, {:.2} M events/s",
+                            now as f64 / 1e12,
+                            rate / 1e6
+                        ));
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                }));
+            }
+        })
+        .map_err(|e| e.to_string());
+    stop.store(true, Ordering::Relaxed);
+    if let Some(w) = watcher {
+        let _ = w.join();
+    }
+    if let Some(pb) = &progress_bar {
+        pb.finish_and_clear();
+    }
+    set_live(None);
+    let finished = finished?;
+    let rendered = l.render(&finished);
+    let mut set = OutputSet::new(out).map_err(|e| e.to_string())?;
+    write(&rendered, &mut set).map_err(|e| e.to_string())?;
+    let written = set.commit().map_err(|e| e.to_string())?;
+    let text = table(
+        &l.scenario,
+        &l.machine_summary(),
+        &finished.results,
+        &finished.stats,
+        &written,
+    );
+    Ok((written, text, finished))
+}
+
+/// `bbsim run`.
+pub fn run(a: &RunArgs) -> Result<(), String> {
+    install_interrupt_handler();
+    let (path, builtin) = scenario_path(&a.scenario)?;
+    let loaded = load_scenario(&path, &a.set).map_err(|d| d.to_string())?;
+    let threads = a.threads.unwrap_or(loaded.scenario.simulation.threads);
+    if threads == 0 {
+        return Err("--threads must be at least 1".into());
+    }
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(&path, builtin, &loaded.scenario.name));
+    let bar = !a.quiet && std::io::stderr().is_terminal();
+    let (_, text, _) = run_loaded(&loaded, threads, &out, bar).map_err(|e| {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            RunError::Cancelled.to_string()
+        } else {
+            e
+        }
+    })?;
+    if !a.quiet {
+        print!("{text}");
+    }
+    Ok(())
+}

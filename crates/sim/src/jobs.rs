@@ -1,0 +1,404 @@
+//! Turns the scenario's `[[jobs]]` into workload jobs: applications with their parameters,
+//! Darshan logs, transforms, allocation policies.
+
+use crate::diag::{Diagnostic, SourceMap};
+use crate::scenario::{AllocationKind, JobSection, JobSource, Scenario, TransformSection};
+use bbsim_workload::alloc::{parse_allocation_file, AllocationPolicy, ChunkSizes};
+use bbsim_workload::replay::{job_from_log, LogJobOptions};
+use bbsim_workload::synthetic::App;
+use bbsim_workload::transform::{self, BarrierScope};
+use bbsim_workload::{JobSpec, Workload};
+use std::path::Path;
+
+/// Keys of `[[jobs]]` that apply only to some sources, with the sources they apply to.
+const SOURCE_KEYS: &[(&str, &[&str])] = &[
+    ("preset", &["preset"]),
+    ("bytes_per_rank", &["preset", "checkpoint"]),
+    ("compute", &["preset", "checkpoint"]),
+    ("phases", &["preset"]),
+    ("files_per_rank", &["preset"]),
+    ("block_size", &["ior"]),
+    ("segments", &["ior"]),
+    ("write", &["ior"]),
+    ("read", &["ior"]),
+    ("repetitions", &["ior"]),
+    ("file_per_process", &["ior", "checkpoint"]),
+    ("period", &["checkpoint"]),
+    ("checkpoints", &["checkpoint"]),
+    ("log", &["darshan"]),
+    ("transfer_size", &["preset", "ior", "checkpoint"]),
+];
+
+fn source_name(s: JobSource) -> &'static str {
+    match s {
+        JobSource::Preset => "preset",
+        JobSource::Ior => "ior",
+        JobSource::Checkpoint => "checkpoint",
+        JobSource::Darshan => "darshan",
+    }
+}
+
+fn present_keys(j: &JobSection) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    let mut add = |cond: bool, k: &'static str| {
+        if cond {
+            v.push(k)
+        }
+    };
+    add(j.preset.is_some(), "preset");
+    add(j.bytes_per_rank.is_some(), "bytes_per_rank");
+    add(j.compute.is_some(), "compute");
+    add(j.phases.is_some(), "phases");
+    add(j.files_per_rank.is_some(), "files_per_rank");
+    add(j.block_size.is_some(), "block_size");
+    add(j.segments.is_some(), "segments");
+    add(j.write.is_some(), "write");
+    add(j.read.is_some(), "read");
+    add(j.repetitions.is_some(), "repetitions");
+    add(j.file_per_process.is_some(), "file_per_process");
+    add(j.period.is_some(), "period");
+    add(j.checkpoints.is_some(), "checkpoints");
+    add(j.log.is_some(), "log");
+    add(j.transfer_size.is_some(), "transfer_size");
+    v
+}
+
+/// Builds the application job of one `[[jobs]]` entry (before transforms).
+fn base_job(
+    j: &JobSection,
+    idx: usize,
+    map: &SourceMap,
+    base_dir: &Path,
+    seed: u64,
+) -> Result<JobSpec, Diagnostic> {
+    let key = |k: &str| format!("jobs[{idx}].{k}");
+    let src = source_name(j.source);
+    for k in present_keys(j) {
+        let allowed = SOURCE_KEYS
+            .iter()
+            .find(|(name, _)| *name == k)
+            .map(|(_, s)| *s)
+            .unwrap_or(&[]);
+        if !allowed.contains(&src) {
+            return Err(map.error_at(
+                &key(k),
+                format!(
+                    "`{k}` does not apply to source = \"{src}\" (it applies to: {})",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+    }
+    let ranks = j.ranks;
+    let rpn = j.ranks_per_node;
+    let app = match j.source {
+        JobSource::Preset => {
+            let name = j.preset.as_deref().ok_or_else(|| {
+                map.error_at(
+                    &key("preset"),
+                    "source = \"preset\" needs `preset` = \"gtc\", \"lammps\", \"s3d\" or \"hacc\"",
+                )
+            })?;
+            let mut app = match App::by_name(name) {
+                Some(a @ (App::Gtc(_) | App::Lammps(_) | App::S3d(_) | App::Hacc(_))) => a,
+                _ => {
+                    let hint = crate::diag::suggest(name, ["gtc", "lammps", "s3d", "hacc"])
+                        .map(|s| format!("; did you mean `{s}`?"))
+                        .unwrap_or_default();
+                    return Err(map.error_at(
+                        &key("preset"),
+                        format!(
+                            "unknown preset `{name}`{hint} (expected gtc, lammps, s3d or hacc)"
+                        ),
+                    ));
+                }
+            };
+            match &mut app {
+                App::Gtc(p) => {
+                    p.ranks = ranks.unwrap_or(p.ranks);
+                    p.ranks_per_node = rpn;
+                    p.bytes_per_rank = j.bytes_per_rank.map_or(p.bytes_per_rank, |b| b.0);
+                    p.compute_ps = j.compute.map_or(p.compute_ps, |d| d.0);
+                    p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
+                    p.seed = seed ^ idx as u64;
+                    reject(
+                        map,
+                        &key("phases"),
+                        j.phases.is_some(),
+                        "GTC has one write phase",
+                    )?;
+                    reject(
+                        map,
+                        &key("files_per_rank"),
+                        j.files_per_rank.is_some(),
+                        "only LAMMPS takes files_per_rank",
+                    )?;
+                }
+                App::Lammps(p) => {
+                    p.ranks = ranks.unwrap_or(p.ranks);
+                    p.ranks_per_node = rpn;
+                    p.bytes_per_rank = j.bytes_per_rank.map_or(p.bytes_per_rank, |b| b.0);
+                    p.compute_ps = j.compute.map_or(p.compute_ps, |d| d.0);
+                    p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
+                    p.files_per_rank = j.files_per_rank.unwrap_or(p.files_per_rank);
+                    reject(
+                        map,
+                        &key("phases"),
+                        j.phases.is_some(),
+                        "LAMMPS has one write phase",
+                    )?;
+                }
+                App::S3d(p) => {
+                    p.ranks = ranks.unwrap_or(p.ranks);
+                    p.ranks_per_node = rpn;
+                    p.bytes_per_rank = j.bytes_per_rank.map_or(p.bytes_per_rank, |b| b.0);
+                    p.compute_ps = j.compute.map_or(p.compute_ps, |d| d.0);
+                    p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
+                    p.phases = j.phases.unwrap_or(p.phases);
+                    reject(
+                        map,
+                        &key("files_per_rank"),
+                        j.files_per_rank.is_some(),
+                        "only LAMMPS takes files_per_rank",
+                    )?;
+                }
+                App::Hacc(p) => {
+                    p.ranks = ranks.unwrap_or(p.ranks);
+                    p.ranks_per_node = rpn;
+                    p.bytes_per_rank = j.bytes_per_rank.map_or(p.bytes_per_rank, |b| b.0);
+                    p.compute_ps = j.compute.map_or(p.compute_ps, |d| d.0);
+                    p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
+                    p.phases = j.phases.unwrap_or(p.phases);
+                    p.seed = seed ^ idx as u64;
+                    reject(
+                        map,
+                        &key("files_per_rank"),
+                        j.files_per_rank.is_some(),
+                        "only LAMMPS takes files_per_rank",
+                    )?;
+                }
+                App::Ior(_) | App::Checkpoint(_) => {}
+            }
+            app
+        }
+        JobSource::Ior => {
+            let Some(App::Ior(mut p)) = App::by_name("ior") else {
+                return Err(map.error_at(&key("source"), "IOR is not available"));
+            };
+            p.ranks = ranks.unwrap_or(p.ranks);
+            p.ranks_per_node = rpn;
+            p.block_size = j.block_size.map_or(p.block_size, |b| b.0);
+            p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
+            p.segments = j.segments.unwrap_or(p.segments);
+            p.file_per_process = j.file_per_process.unwrap_or(p.file_per_process);
+            p.write = j.write.unwrap_or(p.write);
+            p.read = j.read.unwrap_or(p.read);
+            p.repetitions = j.repetitions.unwrap_or(p.repetitions);
+            if p.transfer_size == 0 || p.block_size == 0 {
+                return Err(map.error_at(
+                    &key("block_size"),
+                    "block_size and transfer_size must be > 0",
+                ));
+            }
+            if p.block_size % p.transfer_size != 0 {
+                return Err(map.error_at(
+                    &key("block_size"),
+                    format!(
+                        "block_size ({}) must be a multiple of transfer_size ({})",
+                        crate::units::format_bytes(p.block_size),
+                        crate::units::format_bytes(p.transfer_size)
+                    ),
+                ));
+            }
+            if !p.write && !p.read {
+                return Err(map.error_at(&key("write"), "IOR needs write = true or read = true"));
+            }
+            App::Ior(p)
+        }
+        JobSource::Checkpoint => {
+            let Some(App::Checkpoint(mut p)) = App::by_name("checkpoint") else {
+                return Err(map.error_at(&key("source"), "checkpoint is not available"));
+            };
+            p.ranks = ranks.unwrap_or(p.ranks);
+            p.ranks_per_node = rpn;
+            p.period_ps = j.period.map_or(p.period_ps, |d| d.0);
+            p.bytes_per_rank = j.bytes_per_rank.map_or(p.bytes_per_rank, |b| b.0);
+            p.checkpoints = j.checkpoints.unwrap_or(p.checkpoints);
+            p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
+            p.file_per_process = j.file_per_process.unwrap_or(p.file_per_process);
+            if p.transfer_size == 0 {
+                return Err(map.error_at(&key("transfer_size"), "transfer_size must be > 0"));
+            }
+            App::Checkpoint(p)
+        }
+        JobSource::Darshan => {
+            let rel = j.log.as_ref().ok_or_else(|| {
+                map.error_at(
+                    &key("log"),
+                    "source = \"darshan\" needs `log` = \"path/to/log.darshan\"",
+                )
+            })?;
+            let path = base_dir.join(rel);
+            let log = bbsim_workload::darshan::read_log(&path)
+                .map_err(|e| map.error_at(&key("log"), e.to_string()))?;
+            let opts = LogJobOptions {
+                ranks_per_node: rpn,
+                ..LogJobOptions::default()
+            };
+            let mut job = job_from_log(&log, &opts)
+                .map_err(|e| map.error_at(&key("log"), format!("{}: {e}", path.display())))?;
+            if let Some(r) = ranks {
+                if r != job.ranks() {
+                    job = transform::weak_scale(&job, r);
+                }
+            }
+            return Ok(job);
+        }
+    };
+    if ranks == Some(0) {
+        return Err(map.error_at(&key("ranks"), "ranks must be at least 1"));
+    }
+    Ok(app.job())
+}
+
+fn reject(map: &SourceMap, key: &str, present: bool, why: &str) -> Result<(), Diagnostic> {
+    if present {
+        Err(map.error_at(key, why.to_string()))
+    } else {
+        Ok(())
+    }
+}
+
+fn apply_transforms(
+    mut job: JobSpec,
+    j: &JobSection,
+    idx: usize,
+    map: &SourceMap,
+) -> Result<JobSpec, Diagnostic> {
+    for (t_idx, t) in j.transforms.iter().enumerate() {
+        let key = |k: &str| format!("jobs[{idx}].transforms[{t_idx}].{k}");
+        job = match t {
+            TransformSection::WeakScale { ranks } => {
+                if *ranks == 0 {
+                    return Err(map.error_at(&key("ranks"), "ranks must be at least 1"));
+                }
+                transform::weak_scale(&job, *ranks)
+            }
+            TransformSection::StrongScale { factor } => {
+                if !(factor.is_finite() && *factor > 0.0) {
+                    return Err(map.error_at(&key("factor"), "factor must be a positive number"));
+                }
+                // Express the factor as a fraction with a millionths denominator.
+                let den = 1_000_000u64;
+                let num = (factor * den as f64).round().max(1.0) as u64;
+                transform::strong_scale(&job, num, den)
+            }
+            TransformSection::Repeat { count, interval } => {
+                if *count == 0 {
+                    return Err(map.error_at(&key("count"), "count must be at least 1"));
+                }
+                transform::repeat(&job, *count, interval.0)
+            }
+            TransformSection::Collate { size } => {
+                if size.0 == 0 {
+                    return Err(map.error_at(&key("size"), "size must be > 0"));
+                }
+                transform::collate(&job, size.0)
+            }
+            TransformSection::Barriers { group } => {
+                let scope = if *group == 0 {
+                    BarrierScope::Global
+                } else {
+                    BarrierScope::Groups(*group)
+                };
+                transform::insert_barriers(&job, scope)
+            }
+        };
+    }
+    Ok(job)
+}
+
+fn allocation(
+    j: &JobSection,
+    idx: usize,
+    map: &SourceMap,
+    base_dir: &Path,
+) -> Result<AllocationPolicy, Diagnostic> {
+    let key = |k: &str| format!("jobs[{idx}].{k}");
+    Ok(match j.allocation {
+        AllocationKind::Contiguous => AllocationPolicy::Contiguous,
+        AllocationKind::Random => AllocationPolicy::Random,
+        AllocationKind::Fragmented => {
+            if !(j.chunk_mean.is_finite() && j.chunk_mean >= 1.0) {
+                return Err(map.error_at(&key("chunk_mean"), "chunk_mean must be at least 1 node"));
+            }
+            AllocationPolicy::Fragmented {
+                chunks: ChunkSizes::Geometric { mean: j.chunk_mean },
+            }
+        }
+        AllocationKind::File => {
+            let rel = j.allocation_file.as_ref().ok_or_else(|| {
+                map.error_at(
+                    &key("allocation_file"),
+                    "allocation = \"file\" needs `allocation_file`",
+                )
+            })?;
+            let path = base_dir.join(rel);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                map.error_at(
+                    &key("allocation_file"),
+                    format!("cannot read {}: {e}", path.display()),
+                )
+            })?;
+            let lines = parse_allocation_file(&text).map_err(|e| {
+                map.error_at(&key("allocation_file"), format!("{}: {e}", path.display()))
+            })?;
+            let line = j.allocation_line.unwrap_or(idx);
+            let nodes = lines.get(line).cloned().ok_or_else(|| {
+                map.error_at(
+                    &key("allocation_line"),
+                    format!(
+                        "{} has {} job lines; line {line} does not exist",
+                        path.display(),
+                        lines.len()
+                    ),
+                )
+            })?;
+            AllocationPolicy::Explicit(nodes)
+        }
+    })
+}
+
+/// Builds the workload of a scenario. `base_dir` resolves relative paths (logs, allocation
+/// files) against the scenario file's directory.
+pub fn build_workload(
+    s: &Scenario,
+    map: &SourceMap,
+    base_dir: &Path,
+) -> Result<Workload, Diagnostic> {
+    if s.jobs.is_empty() {
+        return Err(map.error_at("jobs", "the scenario needs at least one [[jobs]] entry"));
+    }
+    let mut jobs = Vec::with_capacity(s.jobs.len());
+    for (idx, j) in s.jobs.iter().enumerate() {
+        if j.ranks_per_node == 0 {
+            return Err(map.error_at(&format!("jobs[{idx}].ranks_per_node"), "must be at least 1"));
+        }
+        let job = base_job(j, idx, map, base_dir, s.simulation.seed)?;
+        let mut job = apply_transforms(job, j, idx, map)?;
+        job.name = j.name.clone().unwrap_or_else(|| {
+            let base = match j.source {
+                JobSource::Preset => j.preset.clone().unwrap_or_else(|| "preset".into()),
+                other => source_name(other).to_string(),
+            };
+            format!("{base}-{idx}")
+        });
+        job.ranks_per_node = j.ranks_per_node;
+        job.start_ps = j.start.0;
+        job.allocation = allocation(j, idx, map, base_dir)?;
+        job.validate()
+            .map_err(|e| map.error_at(&format!("jobs[{idx}]"), e.to_string()))?;
+        jobs.push(job);
+    }
+    Ok(Workload::new(jobs))
+}

@@ -1,0 +1,156 @@
+//! Hosts of storage servers on the network: BB servers and PFS I/O nodes, each owning a NIC.
+
+use super::{CtlEvent, Payload, SimEvent};
+use bbsim_engine::Ctx;
+use bbsim_storage::{BbAction, BbServer, Endpoint, IoNode, StorageEvent, StorageMsg};
+use bbsim_topology::nic::Nic;
+
+/// Messages and non-minimally routed messages received, per job.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RouteCount {
+    /// Messages received.
+    pub messages: u64,
+    /// Of which routed non-minimally.
+    pub nonminimal: u64,
+    /// Sum of router hops.
+    pub hops: u64,
+}
+
+fn count(per_job: &mut Vec<RouteCount>, job: u32, hops: u16, nonminimal: bool) {
+    let j = job as usize;
+    if per_job.len() <= j {
+        per_job.resize(j + 1, RouteCount::default());
+    }
+    per_job[j].messages += 1;
+    per_job[j].nonminimal += u64::from(nonminimal);
+    per_job[j].hops += u64::from(hops);
+}
+
+/// A BB server on the network.
+#[derive(Debug)]
+pub struct BbHost {
+    /// Terminal id (also the server's storage endpoint).
+    pub terminal: u32,
+    /// Cluster hint.
+    pub cluster: u32,
+    nic: Nic<Payload>,
+    /// The server model.
+    pub server: BbServer,
+    actions: Vec<BbAction>,
+    /// Requests received per job (request path routing).
+    pub per_job: Vec<RouteCount>,
+}
+
+impl BbHost {
+    /// A host for `server` behind `nic`.
+    pub fn new(terminal: u32, cluster: u32, nic: Nic<Payload>, server: BbServer) -> Self {
+        BbHost {
+            terminal,
+            cluster,
+            nic,
+            server,
+            actions: Vec::new(),
+            per_job: Vec::new(),
+        }
+    }
+
+    /// The NIC.
+    pub fn nic(&self) -> &Nic<Payload> {
+        &self.nic
+    }
+
+    /// Handles network deliveries, server timers and job ends.
+    pub fn handle(&mut self, ev: SimEvent, ctx: &mut Ctx<'_, SimEvent>) {
+        let mut out = std::mem::take(&mut self.actions);
+        match ev {
+            SimEvent::Net(e) => {
+                if let Some(d) = self.nic.handle(e, ctx) {
+                    match d.payload {
+                        Payload::Storage(mut msg) => {
+                            msg.add_hops(u32::from(d.hops));
+                            if let StorageMsg::Request(r) = msg.as_ref() {
+                                count(&mut self.per_job, r.alloc, d.hops, d.nonminimal);
+                            }
+                            self.server.on_message(*msg, ctx, &mut out);
+                        }
+                        Payload::Delete { alloc, file } => {
+                            self.server.delete_file(alloc, file, ctx)
+                        }
+                    }
+                }
+            }
+            SimEvent::Storage(e) => self.server.handle(e, ctx, &mut out),
+            SimEvent::Ctl(CtlEvent::JobEnd { alloc }) => self.server.job_end(alloc, ctx, &mut out),
+            SimEvent::Ctl(_) | SimEvent::Wake { .. } => {}
+        }
+        for a in out.drain(..) {
+            if let BbAction::Send { to, msg } = a {
+                let bytes = msg.wire_bytes();
+                self.nic
+                    .send_message(ctx, to.0, bytes, Payload::Storage(Box::new(msg)));
+            }
+        }
+        self.actions = out;
+    }
+}
+
+/// A PFS I/O node on the network.
+#[derive(Debug)]
+pub struct IoHost {
+    /// Terminal id (the I/O node's storage endpoint).
+    pub terminal: u32,
+    /// Cluster hint.
+    pub cluster: u32,
+    nic: Nic<Payload>,
+    node: IoNode,
+    out: Vec<(Endpoint, StorageMsg)>,
+    /// Requests received per job.
+    pub per_job: Vec<RouteCount>,
+}
+
+impl IoHost {
+    /// A host for the forwarding model `node` behind `nic`.
+    pub fn new(terminal: u32, cluster: u32, nic: Nic<Payload>, node: IoNode) -> Self {
+        IoHost {
+            terminal,
+            cluster,
+            nic,
+            node,
+            out: Vec::new(),
+            per_job: Vec::new(),
+        }
+    }
+
+    /// The NIC.
+    pub fn nic(&self) -> &Nic<Payload> {
+        &self.nic
+    }
+
+    /// Handles network deliveries and replies from the storage servers.
+    pub fn handle(&mut self, ev: SimEvent, ctx: &mut Ctx<'_, SimEvent>) {
+        match ev {
+            SimEvent::Net(e) => {
+                if let Some(d) = self.nic.handle(e, ctx) {
+                    if let Payload::Storage(mut msg) = d.payload {
+                        msg.add_hops(u32::from(d.hops));
+                        if let StorageMsg::Request(r) = msg.as_ref() {
+                            count(&mut self.per_job, r.alloc, d.hops, d.nonminimal);
+                        }
+                        self.node.on_message(*msg, ctx);
+                    }
+                }
+            }
+            SimEvent::Storage(StorageEvent::Pfs(p)) => {
+                let mut out = std::mem::take(&mut self.out);
+                self.node.handle(p, &mut out);
+                for (to, msg) in out.drain(..) {
+                    let bytes = msg.wire_bytes();
+                    self.nic
+                        .send_message(ctx, to.0, bytes, Payload::Storage(Box::new(msg)));
+                }
+                self.out = out;
+            }
+            _ => {}
+        }
+    }
+}

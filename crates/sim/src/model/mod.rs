@@ -1,0 +1,197 @@
+//! The simulation model: one LP enum and one event enum over the network, storage and
+//! workload models.
+//!
+//! LPs, in LP-id order: the routers, one host per terminal (compute nodes first, then BB
+//! servers, then PFS I/O nodes), the PFS backend, and one job controller per job.
+
+pub mod hosts;
+pub mod jobctl;
+pub mod node;
+
+use bbsim_engine::time::US;
+use bbsim_engine::{Ctx, LogicalProcess, Time};
+use bbsim_storage::{PfsBackend, StorageEvent, StorageMsg};
+use bbsim_topology::packet::NetEvent;
+use bbsim_topology::router::Router;
+
+pub use hosts::{BbHost, IoHost};
+pub use jobctl::JobCtl;
+pub use node::{NodeLp, OpRecord, Target};
+
+/// Latency of job-control messages (barrier arrival and release, rank and job completion):
+/// the modelled cost of a barrier is two of these. Also the lookahead of those channels.
+pub const CTL_LATENCY: Time = US;
+
+/// Lookahead class of routers.
+pub const ROUTER: u16 = 0;
+/// Lookahead class of compute-node hosts.
+pub const NODE: u16 = 1;
+/// Lookahead class of BB-server hosts.
+pub const BB: u16 = 2;
+/// Lookahead class of PFS I/O-node hosts.
+pub const IO: u16 = 3;
+/// Lookahead class of the PFS backend.
+pub const PFS: u16 = 4;
+/// Lookahead class of job controllers.
+pub const CTL: u16 = 5;
+/// Class names, indexed by class.
+pub const CLASS_NAMES: [&str; 6] = [
+    "router",
+    "node",
+    "bb-server",
+    "io-node",
+    "pfs",
+    "job-control",
+];
+
+/// What rides on the network: storage messages, and file deletions (TRIM) sent to BB servers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Payload {
+    /// A storage request or reply (boxed: only a message's last packet carries it).
+    Storage(Box<StorageMsg>),
+    /// A file was deleted: free (TRIM) its data on the receiving BB server.
+    Delete {
+        /// Job (capacity account).
+        alloc: u32,
+        /// Global file id.
+        file: u64,
+    },
+}
+
+/// Job-control messages between compute nodes and job controllers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CtlEvent {
+    /// A rank reached barrier number `seq` of communicator `comm`.
+    Arrive {
+        /// Communicator (0 = the whole job).
+        comm: u32,
+        /// Barrier sequence number on that communicator.
+        seq: u32,
+    },
+    /// Every member reached the barrier: continue.
+    Release {
+        /// Communicator.
+        comm: u32,
+        /// Barrier sequence number.
+        seq: u32,
+    },
+    /// A rank finished all its operations.
+    RankDone,
+    /// A job finished (sent to BB servers, which may start draining).
+    JobEnd {
+        /// The job.
+        alloc: u32,
+    },
+}
+
+/// The events of the whole model.
+#[derive(Clone, Debug)]
+pub enum SimEvent {
+    /// Network (packets, credits, router and NIC timers).
+    Net(NetEvent<Payload>),
+    /// Storage device and server timers.
+    Storage(StorageEvent),
+    /// A rank's compute phase ended (or the job starts): continue local rank `local`.
+    Wake {
+        /// Index of the rank on its node.
+        local: u32,
+    },
+    /// Job control.
+    Ctl(CtlEvent),
+}
+
+impl From<NetEvent<Payload>> for SimEvent {
+    fn from(e: NetEvent<Payload>) -> Self {
+        SimEvent::Net(e)
+    }
+}
+
+impl From<StorageEvent> for SimEvent {
+    fn from(e: StorageEvent) -> Self {
+        SimEvent::Storage(e)
+    }
+}
+
+/// Every LP of the model.
+pub enum SimLp {
+    /// A network router.
+    Router(Box<Router<Payload>>),
+    /// A compute node: its NIC, its ranks, and its node-local SSD if any.
+    Node(Box<NodeLp>),
+    /// A burst-buffer server: its NIC and the server model.
+    Bb(Box<BbHost>),
+    /// A PFS I/O node: its NIC and the forwarding model.
+    Io(Box<IoHost>),
+    /// The PFS storage servers.
+    Pfs(Box<PfsBackend>),
+    /// A job controller (barriers, completion).
+    Job(Box<JobCtl>),
+}
+
+impl std::fmt::Debug for SimLp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.label())
+    }
+}
+
+impl LogicalProcess for SimLp {
+    type Event = SimEvent;
+
+    fn init(&mut self, ctx: &mut Ctx<'_, SimEvent>) {
+        if let SimLp::Node(n) = self {
+            n.init(ctx);
+        }
+    }
+
+    fn handle(&mut self, ev: SimEvent, ctx: &mut Ctx<'_, SimEvent>) {
+        match self {
+            SimLp::Router(r) => {
+                if let SimEvent::Net(e) = ev {
+                    r.handle(e, ctx);
+                }
+            }
+            SimLp::Node(n) => n.handle(ev, ctx),
+            SimLp::Bb(b) => b.handle(ev, ctx),
+            SimLp::Io(i) => i.handle(ev, ctx),
+            SimLp::Pfs(p) => {
+                if let SimEvent::Storage(StorageEvent::Pfs(e)) = ev {
+                    p.handle(e, ctx);
+                }
+            }
+            SimLp::Job(j) => j.handle(ev, ctx),
+        }
+    }
+
+    fn class(&self) -> u16 {
+        match self {
+            SimLp::Router(_) => ROUTER,
+            SimLp::Node(_) => NODE,
+            SimLp::Bb(_) => BB,
+            SimLp::Io(_) => IO,
+            SimLp::Pfs(_) => PFS,
+            SimLp::Job(_) => CTL,
+        }
+    }
+
+    fn cluster_hint(&self) -> Option<u32> {
+        Some(match self {
+            SimLp::Router(r) => r.cluster_hint(),
+            SimLp::Node(n) => n.cluster,
+            SimLp::Bb(b) => b.cluster,
+            SimLp::Io(i) => i.cluster,
+            SimLp::Pfs(_) => u32::MAX,
+            SimLp::Job(j) => u32::MAX - 1 - j.job,
+        })
+    }
+
+    fn label(&self) -> String {
+        match self {
+            SimLp::Router(r) => r.label(),
+            SimLp::Node(n) => format!("compute node {}", n.terminal),
+            SimLp::Bb(b) => format!("BB server on terminal {}", b.terminal),
+            SimLp::Io(i) => format!("PFS I/O node on terminal {}", i.terminal),
+            SimLp::Pfs(_) => "PFS servers".into(),
+            SimLp::Job(j) => format!("job controller {}", j.job),
+        }
+    }
+}

@@ -1,0 +1,530 @@
+//! A compute node: its NIC, the ranks placed on it, and its node-local SSD if the placement has
+//! one. Ranks run their operation streams: compute phases are timers, barriers go through the
+//! job controller, and reads and writes go to the local SSD, the BB servers or the PFS.
+
+use super::hosts::RouteCount;
+use super::{CtlEvent, Payload, SimEvent, CTL_LATENCY};
+use crate::scenario::Placement;
+use bbsim_engine::{Ctx, LpId, Time};
+use bbsim_storage::client::{AppRequest, IoTracker, MAX_PARTS};
+use bbsim_storage::placement::Layout;
+use bbsim_storage::{
+    Endpoint, IoOp, ReplyStatus, Ssd, SsdCompletion, SsdRequest, StorageEvent, StorageMsg,
+};
+use bbsim_topology::nic::Nic;
+use bbsim_workload::{Op, Workload};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Where an I/O operation was served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The node-local SSD.
+    Local,
+    /// BB servers (a bit per slot of the node's stripe set).
+    Bb {
+        /// Which slots of the node's BB stripe set served a part.
+        slots: u64,
+        /// Whether part of it was spilled to the PFS.
+        spilled: bool,
+    },
+    /// The PFS through I/O nodes.
+    Pfs,
+    /// Nothing to transfer (a zero-byte operation).
+    None,
+}
+
+/// One finished I/O operation of one rank (a row of `timeline.csv`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpRecord {
+    /// Rank within its job.
+    pub rank: u32,
+    /// Write (true) or read.
+    pub write: bool,
+    /// Job-local file id.
+    pub file: u32,
+    /// Offset in the file (bytes).
+    pub offset: u64,
+    /// Bytes.
+    pub bytes: u64,
+    /// Issue time (ps).
+    pub start: Time,
+    /// Completion time (ps).
+    pub end: Time,
+    /// Where it was served.
+    pub target: Target,
+    /// Largest request-path router hop count over the operation's parts (0 for local I/O).
+    pub hops: u16,
+    /// Parts (server requests) the operation was split into.
+    pub parts: u16,
+}
+
+/// What a rank is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    /// Not started (waiting for the job start) or computing.
+    Timer,
+    /// Waiting for an I/O operation.
+    Io,
+    /// Waiting for a barrier to complete.
+    Barrier { comm: u32, seq: u32 },
+    /// All operations done.
+    Done,
+}
+
+#[derive(Clone, Debug)]
+struct RankState {
+    rank: u32,
+    pc: usize,
+    wait: Wait,
+    /// Barriers passed per communicator.
+    barriers: BTreeMap<u32, u32>,
+}
+
+#[derive(Clone, Debug)]
+struct Inflight {
+    local: u32,
+    op: Op,
+    start: Time,
+    target: Target,
+    hops: u16,
+    parts: u16,
+}
+
+/// Read-only context shared by every compute node.
+#[derive(Debug)]
+pub struct NodeShared {
+    /// The workload.
+    pub workload: Arc<Workload>,
+    /// Burst-buffer placement.
+    pub placement: Placement,
+    /// Storage endpoints (terminal ids) of the BB servers.
+    pub bb_endpoints: Vec<Endpoint>,
+    /// Storage endpoints (terminal ids) of the PFS I/O nodes.
+    pub io_endpoints: Vec<Endpoint>,
+    /// Job controller LP of each job.
+    pub jobctl: Vec<LpId>,
+    /// First global file id of each job.
+    pub file_base: Vec<u64>,
+    /// Largest byte extent (offset + size) of each global file.
+    pub file_extent: Vec<u64>,
+    /// Node-local SSD capacity (bytes) for address allocation.
+    pub local_capacity: u64,
+    /// BB-server LPs (for file deletions).
+    pub bb_lps: Vec<LpId>,
+}
+
+/// A compute-node LP.
+#[derive(Debug)]
+pub struct NodeLp {
+    /// Terminal id (= compute node id).
+    pub terminal: u32,
+    /// Cluster hint.
+    pub cluster: u32,
+    nic: Nic<Payload>,
+    shared: Arc<NodeShared>,
+    /// Job running on this node.
+    pub job: Option<u32>,
+    ranks: Vec<RankState>,
+    bb_layout: Option<Layout>,
+    pfs_layout: Layout,
+    local: Option<Ssd>,
+    regions: BTreeMap<u64, u64>,
+    next_region: u64,
+    tracker: IoTracker,
+    inflight: BTreeMap<u64, Inflight>,
+    next_app: u64,
+    done_buf: Vec<SsdCompletion>,
+    /// Finished I/O operations, in completion order.
+    pub records: Vec<OpRecord>,
+    /// Completion time of each local rank (ps), indexed like `ranks()`.
+    pub finished: Vec<Option<Time>>,
+    /// Replies received (reply-path routing) for this node's job.
+    pub replies: RouteCount,
+    /// Bytes written to the local SSD / BB / PFS, and read.
+    pub bytes_issued: [u64; 2],
+}
+
+impl NodeLp {
+    /// A node hosting `ranks` of job `job` (or none).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        terminal: u32,
+        cluster: u32,
+        nic: Nic<Payload>,
+        shared: Arc<NodeShared>,
+        job: Option<u32>,
+        ranks: Vec<u32>,
+        bb_layout: Option<Layout>,
+        pfs_layout: Layout,
+        local: Option<Ssd>,
+    ) -> Self {
+        let n = ranks.len();
+        NodeLp {
+            terminal,
+            cluster,
+            nic,
+            shared,
+            job,
+            ranks: ranks
+                .into_iter()
+                .map(|rank| RankState {
+                    rank,
+                    pc: 0,
+                    wait: Wait::Timer,
+                    barriers: BTreeMap::new(),
+                })
+                .collect(),
+            bb_layout,
+            pfs_layout,
+            local,
+            regions: BTreeMap::new(),
+            next_region: 0,
+            tracker: IoTracker::default(),
+            inflight: BTreeMap::new(),
+            next_app: 0,
+            done_buf: Vec::new(),
+            records: Vec::new(),
+            finished: vec![None; n],
+            replies: RouteCount::default(),
+            bytes_issued: [0; 2],
+        }
+    }
+
+    /// The job ranks hosted here, in local order.
+    pub fn ranks(&self) -> impl Iterator<Item = u32> + '_ {
+        self.ranks.iter().map(|r| r.rank)
+    }
+
+    /// The NIC.
+    pub fn nic(&self) -> &Nic<Payload> {
+        &self.nic
+    }
+
+    /// The node's BB stripe set (indices into the BB server list), if it uses BB servers.
+    pub fn bb_layout(&self) -> Option<&Layout> {
+        self.bb_layout.as_ref()
+    }
+
+    /// The node-local SSD, if any.
+    pub fn local_ssd(&self) -> Option<&Ssd> {
+        self.local.as_ref()
+    }
+
+    /// Schedules every rank's start at the job's start time.
+    pub fn init(&mut self, ctx: &mut Ctx<'_, SimEvent>) {
+        let Some(j) = self.job else { return };
+        let start = self.shared.workload.jobs[j as usize].start_ps;
+        for local in 0..self.ranks.len() as u32 {
+            ctx.send_self(start, SimEvent::Wake { local });
+        }
+    }
+
+    /// Handles timers, network deliveries, SSD completions and barrier releases.
+    pub fn handle(&mut self, ev: SimEvent, ctx: &mut Ctx<'_, SimEvent>) {
+        match ev {
+            SimEvent::Wake { local } => self.advance(local, ctx),
+            SimEvent::Net(e) => {
+                if let Some(d) = self.nic.handle(e, ctx) {
+                    if let Payload::Storage(msg) = d.payload {
+                        if let StorageMsg::Reply(mut r) = *msg {
+                            let app = r.id / MAX_PARTS;
+                            if let Some(f) = self.inflight.get_mut(&app) {
+                                f.hops = f.hops.max(u16::try_from(r.hops).unwrap_or(u16::MAX));
+                            }
+                            self.replies.messages += 1;
+                            self.replies.nonminimal += u64::from(d.nonminimal);
+                            self.replies.hops += u64::from(d.hops);
+                            r.hops += u32::from(d.hops);
+                            if let Some(rec) = self.tracker.on_reply(&r, ctx.now()) {
+                                let mut slots = 0u64;
+                                if let Some(layout) = &self.bb_layout {
+                                    for s in &rec.servers {
+                                        if let Some(pos) = layout.servers.iter().position(|&i| {
+                                            self.shared.bb_endpoints.get(i) == Some(s)
+                                        }) {
+                                            slots |= 1 << (pos.min(63));
+                                        }
+                                    }
+                                }
+                                if let Some(f) = self.inflight.get_mut(&rec.id) {
+                                    if let Target::Bb { .. } = f.target {
+                                        f.target = Target::Bb {
+                                            slots,
+                                            spilled: rec.spilled
+                                                || r.status == ReplyStatus::Spilled,
+                                        };
+                                    }
+                                }
+                                self.complete(rec.id, ctx);
+                            }
+                        }
+                    }
+                }
+            }
+            SimEvent::Storage(StorageEvent::Ssd(se)) => {
+                let mut done = std::mem::take(&mut self.done_buf);
+                if let Some(ssd) = self.local.as_mut() {
+                    ssd.handle(se, ctx, &mut done);
+                }
+                for c in done.drain(..) {
+                    self.complete(c.tag, ctx);
+                }
+                self.done_buf = done;
+            }
+            SimEvent::Ctl(CtlEvent::Release { comm, seq }) => {
+                for local in 0..self.ranks.len() {
+                    if self.ranks[local].wait == (Wait::Barrier { comm, seq }) {
+                        self.advance(local as u32, ctx);
+                    }
+                }
+            }
+            SimEvent::Storage(_) | SimEvent::Ctl(_) => {}
+        }
+    }
+
+    /// Runs local rank `local` until it blocks (compute timer, I/O, barrier) or finishes.
+    fn advance(&mut self, local: u32, ctx: &mut Ctx<'_, SimEvent>) {
+        let Some(j) = self.job else { return };
+        let shared = Arc::clone(&self.shared);
+        let job = &shared.workload.jobs[j as usize];
+        let li = local as usize;
+        loop {
+            let rank = self.ranks[li].rank;
+            let ops = job.ops.rank(rank);
+            let pc = self.ranks[li].pc;
+            let Some(&op) = ops.get(pc) else {
+                self.ranks[li].wait = Wait::Done;
+                self.finished[li] = Some(ctx.now());
+                ctx.send(
+                    shared.jobctl[j as usize],
+                    CTL_LATENCY,
+                    SimEvent::Ctl(CtlEvent::RankDone),
+                );
+                return;
+            };
+            self.ranks[li].pc += 1;
+            match op {
+                Op::Compute { ps } => {
+                    if ps > 0 {
+                        self.ranks[li].wait = Wait::Timer;
+                        ctx.send_self(ps, SimEvent::Wake { local });
+                        return;
+                    }
+                }
+                Op::Open { .. } | Op::Close { .. } => {}
+                Op::Delete { file } => self.delete(j, file.0, ctx),
+                Op::Write { size, .. } | Op::Read { size, .. } => {
+                    self.ranks[li].wait = Wait::Io;
+                    if size == 0 {
+                        let now = ctx.now();
+                        self.push_record(rank, op, now, now, Target::None, 0, 0);
+                        self.ranks[li].wait = Wait::Timer;
+                        continue;
+                    }
+                    self.issue(local, j, op, ctx);
+                    return;
+                }
+                Op::Barrier { comm } => {
+                    let seq = {
+                        let c = self.ranks[li].barriers.entry(comm.0).or_insert(0);
+                        let s = *c;
+                        *c += 1;
+                        s
+                    };
+                    self.ranks[li].wait = Wait::Barrier { comm: comm.0, seq };
+                    ctx.send(
+                        shared.jobctl[j as usize],
+                        CTL_LATENCY,
+                        SimEvent::Ctl(CtlEvent::Arrive { comm: comm.0, seq }),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_record(
+        &mut self,
+        rank: u32,
+        op: Op,
+        start: Time,
+        end: Time,
+        target: Target,
+        hops: u16,
+        parts: u16,
+    ) {
+        let (write, file, offset, bytes) = match op {
+            Op::Write { file, offset, size } => (true, file.0, offset, size),
+            Op::Read { file, offset, size } => (false, file.0, offset, size),
+            _ => (false, 0, 0, 0),
+        };
+        self.records.push(OpRecord {
+            rank,
+            write,
+            file,
+            offset,
+            bytes,
+            start,
+            end,
+            target,
+            hops,
+            parts,
+        });
+    }
+
+    /// Node-local address of `offset` in global file `gfile` (files get consecutive regions
+    /// of the SSD's address space as they are first used, wrapping at the capacity).
+    fn local_address(&mut self, gfile: u64, offset: u64, len: u64) -> u64 {
+        let cap = self.shared.local_capacity.max(1);
+        let extent = self
+            .shared
+            .file_extent
+            .get(gfile as usize)
+            .copied()
+            .unwrap_or(len);
+        let base = match self.regions.get(&gfile) {
+            Some(&b) => b,
+            None => {
+                let b = if self.next_region.saturating_add(extent) > cap {
+                    0
+                } else {
+                    self.next_region
+                };
+                self.next_region = b.saturating_add(extent);
+                self.regions.insert(gfile, b);
+                b
+            }
+        };
+        let addr = base.saturating_add(offset);
+        let room = cap.saturating_sub(len).max(1);
+        if addr.saturating_add(len) > cap {
+            addr % room
+        } else {
+            addr
+        }
+    }
+
+    fn issue(&mut self, local: u32, j: u32, op: Op, ctx: &mut Ctx<'_, SimEvent>) {
+        let (io, file, offset, len) = match op {
+            Op::Write { file, offset, size } => (IoOp::Write, file.0, offset, size),
+            Op::Read { file, offset, size } => (IoOp::Read, file.0, offset, size),
+            _ => return,
+        };
+        self.bytes_issued[usize::from(io == IoOp::Read)] += len;
+        let gfile = self.shared.file_base[j as usize] + u64::from(file);
+        let id = self.next_app;
+        self.next_app += 1;
+        let now = ctx.now();
+        let (target, parts) = if self.local.is_some() {
+            let addr = self.local_address(gfile, offset, len);
+            if let Some(ssd) = self.local.as_mut() {
+                ssd.submit(
+                    SsdRequest {
+                        tag: id,
+                        op: io,
+                        offset: addr,
+                        len,
+                        stream: j,
+                    },
+                    ctx,
+                );
+            }
+            (Target::Local, 1)
+        } else {
+            let app = AppRequest {
+                id,
+                op: io,
+                alloc: j,
+                stream: j,
+                file: gfile,
+                offset,
+                len,
+            };
+            let me = Endpoint(self.terminal);
+            let (parts, target) = match (&self.bb_layout, self.shared.placement) {
+                (Some(layout), Placement::Grouped | Placement::Global) => (
+                    self.tracker
+                        .issue(app, layout, &self.shared.bb_endpoints, me, now),
+                    Target::Bb {
+                        slots: 0,
+                        spilled: false,
+                    },
+                ),
+                _ => (
+                    self.tracker
+                        .issue(app, &self.pfs_layout, &self.shared.io_endpoints, me, now),
+                    Target::Pfs,
+                ),
+            };
+            let n = parts.len();
+            for (to, req) in parts {
+                let msg = StorageMsg::Request(req);
+                let bytes = msg.wire_bytes();
+                self.nic
+                    .send_message(ctx, to.0, bytes, Payload::Storage(Box::new(msg)));
+            }
+            (target, u16::try_from(n).unwrap_or(u16::MAX))
+        };
+        self.inflight.insert(
+            id,
+            Inflight {
+                local,
+                op,
+                start: now,
+                target,
+                hops: 0,
+                parts,
+            },
+        );
+    }
+
+    fn complete(&mut self, id: u64, ctx: &mut Ctx<'_, SimEvent>) {
+        let Some(f) = self.inflight.remove(&id) else {
+            return;
+        };
+        let rank = self.ranks[f.local as usize].rank;
+        self.push_record(rank, f.op, f.start, ctx.now(), f.target, f.hops, f.parts);
+        self.ranks[f.local as usize].wait = Wait::Timer;
+        self.advance(f.local, ctx);
+    }
+
+    /// A rank deleted a file: TRIM it on the local SSD, or tell the BB servers.
+    fn delete(&mut self, j: u32, file: u32, ctx: &mut Ctx<'_, SimEvent>) {
+        let gfile = self.shared.file_base[j as usize] + u64::from(file);
+        if let Some(ssd) = self.local.as_mut() {
+            if let Some(base) = self.regions.remove(&gfile) {
+                let extent = self
+                    .shared
+                    .file_extent
+                    .get(gfile as usize)
+                    .copied()
+                    .unwrap_or(0);
+                ssd.trim(
+                    base,
+                    extent.min(self.shared.local_capacity.saturating_sub(base)),
+                );
+            }
+            return;
+        }
+        if let Some(layout) = &self.bb_layout {
+            let servers: Vec<u32> = layout
+                .servers
+                .iter()
+                .filter_map(|&i| self.shared.bb_endpoints.get(i).map(|e| e.0))
+                .collect();
+            for t in servers {
+                self.nic.send_message(
+                    ctx,
+                    t,
+                    64,
+                    Payload::Delete {
+                        alloc: j,
+                        file: gfile,
+                    },
+                );
+            }
+        }
+    }
+}

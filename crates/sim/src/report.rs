@@ -1,0 +1,316 @@
+//! Output files and the terminal table.
+//!
+//! `timeline.csv`, `ranks.csv`, the SVG plots and `summary.json` (except its `run` block,
+//! which holds wall time and thread counts) are byte-identical for any thread count;
+//! `summary.json`'s `results_digest` is a digest of all of that deterministic content.
+
+use crate::machine::MachineSummary;
+use crate::output::OutputSet;
+use crate::plot::{bar_svg, timeline_svg, JobTimeline};
+use crate::results::{
+    secs, secs_f, Conservation, DeviceRow, JobSummary, LinkRow, Results, ServerRow,
+};
+use crate::scenario::Scenario;
+use crate::units::{human_bandwidth, human_bytes};
+use bbsim_engine::digest::Digest;
+use bbsim_engine::RunStats;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+/// Quotes a CSV field when needed (RFC 4180).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The text of `timeline.csv`: one row per I/O operation. Times are seconds with picosecond
+/// resolution.
+pub fn timeline_csv(r: &Results, job_names: &[String]) -> String {
+    let mut s = String::with_capacity(r.timeline.len() * 96 + 128);
+    s.push_str("job,rank,node,op,file,offset,bytes,start_s,end_s,target,hops\n");
+    for t in &r.timeline {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            csv_field(job_names.get(t.job as usize).map_or("?", String::as_str)),
+            t.rank,
+            t.node,
+            if t.write { "write" } else { "read" },
+            csv_field(&t.file),
+            t.offset,
+            t.bytes,
+            secs(t.start),
+            secs(t.end),
+            t.target,
+            t.hops
+        );
+    }
+    s
+}
+
+/// The text of `ranks.csv`: one row per rank.
+pub fn ranks_csv(r: &Results, job_names: &[String]) -> String {
+    let opt = |t: Option<u64>| t.map(secs).unwrap_or_default();
+    let mut s = String::with_capacity(r.ranks.len() * 96 + 128);
+    s.push_str("job,rank,node,bytes_written,bytes_read,io_ops,time_in_io_s,first_io_start_s,last_io_end_s,finished_s\n");
+    for k in &r.ranks {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{}",
+            csv_field(job_names.get(k.job as usize).map_or("?", String::as_str)),
+            k.rank,
+            k.node,
+            k.bytes_written,
+            k.bytes_read,
+            k.io_ops,
+            secs(k.time_in_io),
+            opt(k.first_io_start),
+            opt(k.last_io_end),
+            opt(k.finished)
+        );
+    }
+    s
+}
+
+/// Run statistics (not deterministic: wall time, threads).
+#[derive(Serialize)]
+struct RunBlock {
+    events: u64,
+    windows: u64,
+    events_per_window: f64,
+    wall_s: f64,
+    events_per_second: f64,
+    threads: usize,
+    clusters: usize,
+    barrier_wait_s: f64,
+    per_thread_events: Vec<u64>,
+    stop: String,
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    bbsim_version: &'static str,
+    name: &'a str,
+    seed: u64,
+    simulated_time_s: f64,
+    machine: &'a MachineSummary,
+    jobs: &'a [JobSummary],
+    servers: &'a [ServerRow],
+    devices: &'a [DeviceRow],
+    links: &'a [LinkRow],
+    conservation: &'a Conservation,
+    scenario: &'a Scenario,
+}
+
+/// Everything `bbsim run` writes, rendered in memory.
+pub struct Rendered {
+    /// (file name, contents) in writing order.
+    pub files: Vec<(&'static str, Vec<u8>)>,
+    /// Digest of the deterministic content.
+    pub digest: u64,
+}
+
+/// Renders every output file.
+pub fn render(
+    scenario: &Scenario,
+    machine: &MachineSummary,
+    r: &Results,
+    stats: &RunStats,
+    job_names: &[String],
+) -> Rendered {
+    let timeline = timeline_csv(r, job_names);
+    let ranks = ranks_csv(r, job_names);
+    let body = Summary {
+        bbsim_version: env!("CARGO_PKG_VERSION"),
+        name: &scenario.name,
+        seed: scenario.simulation.seed,
+        simulated_time_s: secs_f(r.sim_end),
+        machine,
+        jobs: &r.jobs,
+        servers: &r.servers,
+        devices: &r.devices,
+        links: &r.links,
+        conservation: &r.conservation,
+        scenario,
+    };
+    let mut files: Vec<(&'static str, Vec<u8>)> = Vec::new();
+    let mut svgs = Vec::new();
+    if scenario.outputs.plots {
+        let panels: Vec<JobTimeline> = r
+            .jobs
+            .iter()
+            .enumerate()
+            .map(|(j, js)| JobTimeline {
+                name: js.name.clone(),
+                ranks: js.ranks,
+                intervals: r
+                    .timeline
+                    .iter()
+                    .filter(|t| t.job == j as u32)
+                    .map(|t| (t.rank, t.start, t.end))
+                    .collect(),
+            })
+            .collect();
+        svgs.push((
+            "timeline.svg",
+            timeline_svg(&format!("{}: per-rank I/O phases", scenario.name), &panels),
+        ));
+        let hop_bars: Vec<(String, f64)> = r
+            .jobs
+            .iter()
+            .map(|j| (j.name.clone(), j.avg_hops))
+            .collect();
+        svgs.push((
+            "hops.svg",
+            bar_svg(
+                "Average request-path router hops per I/O operation",
+                "hops",
+                &hop_bars,
+            ),
+        ));
+        let mut util: Vec<(String, f64)> = r
+            .links
+            .iter()
+            .map(|l| (format!("links: {}", l.class), l.utilisation * 100.0))
+            .collect();
+        for kind in ["bb-server", "node-local"] {
+            let ds: Vec<&DeviceRow> = r.devices.iter().filter(|d| d.kind == kind).collect();
+            if !ds.is_empty() {
+                let mean = ds.iter().map(|d| d.utilisation).sum::<f64>() / ds.len() as f64;
+                let max = ds.iter().map(|d| d.utilisation).fold(0.0, f64::max);
+                util.push((format!("{kind} SSDs (mean)"), mean * 100.0));
+                util.push((format!("{kind} SSDs (busiest)"), max * 100.0));
+            }
+        }
+        svgs.push((
+            "utilisation.svg",
+            bar_svg("Utilisation over the simulated period", "%", &util),
+        ));
+    }
+    let body_json = serde_json::to_string_pretty(&body).unwrap_or_default();
+    let mut d = Digest::new();
+    d.bytes(timeline.as_bytes())
+        .bytes(ranks.as_bytes())
+        .bytes(body_json.as_bytes());
+    for (_, svg) in &svgs {
+        d.bytes(svg.as_bytes());
+    }
+    let digest = d.finish();
+    let run = RunBlock {
+        events: stats.events,
+        windows: stats.windows,
+        events_per_window: stats.events_per_window(),
+        wall_s: stats.wall.as_secs_f64(),
+        events_per_second: stats.events_per_second(),
+        threads: stats.threads,
+        clusters: stats.clusters,
+        barrier_wait_s: stats.barrier_wait().as_secs_f64(),
+        per_thread_events: stats.per_thread.iter().map(|t| t.events).collect(),
+        stop: format!("{:?}", stats.stop).to_lowercase(),
+    };
+    // summary.json = the deterministic body plus `results_digest` and the `run` block.
+    let mut value = serde_json::to_value(&body).unwrap_or(serde_json::Value::Null);
+    if let serde_json::Value::Object(m) = &mut value {
+        m.insert(
+            "results_digest".into(),
+            serde_json::Value::String(format!("{digest:016x}")),
+        );
+        m.insert(
+            "run".into(),
+            serde_json::to_value(&run).unwrap_or(serde_json::Value::Null),
+        );
+    }
+    let summary = serde_json::to_string_pretty(&value).unwrap_or_default() + "\n";
+    if scenario.outputs.timeline {
+        files.push(("timeline.csv", timeline.into_bytes()));
+    }
+    files.push(("ranks.csv", ranks.into_bytes()));
+    for (name, svg) in svgs {
+        files.push((name, svg.into_bytes()));
+    }
+    files.push(("summary.json", summary.into_bytes()));
+    Rendered { files, digest }
+}
+
+/// Writes the rendered files atomically into `out`.
+pub fn write(rendered: &Rendered, out: &mut OutputSet) -> io::Result<()> {
+    for (name, bytes) in &rendered.files {
+        let mut w = out.create(name)?;
+        w.write_all(bytes)?;
+        w.flush()?;
+    }
+    Ok(())
+}
+
+/// The short table printed at the end of a run.
+pub fn table(
+    scenario: &Scenario,
+    machine: &MachineSummary,
+    r: &Results,
+    stats: &RunStats,
+    written: &[PathBuf],
+) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{}: {} on {} ({} compute nodes, {} BB servers, placement {})",
+        scenario.name,
+        machine.topology,
+        machine.routing,
+        machine.compute_nodes,
+        machine.bb_servers,
+        machine.placement
+    );
+    let _ = writeln!(
+        s,
+        "simulated {:.6} s in {:.2} s wall ({} events, {} thread(s))\n",
+        secs_f(r.sim_end),
+        stats.wall.as_secs_f64(),
+        stats.events,
+        stats.threads
+    );
+    let _ = writeln!(
+        s,
+        "{:<16} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>12} {:>6}",
+        "job", "ranks", "written", "read", "I/O phase", "mean I/O", "max I/O", "bandwidth", "hops"
+    );
+    for j in &r.jobs {
+        let _ = writeln!(
+            s,
+            "{:<16} {:>7} {:>11} {:>11} {:>9.3} s {:>9.3} s {:>9.3} s {:>12} {:>6.2}",
+            j.name.chars().take(16).collect::<String>(),
+            j.ranks,
+            human_bytes(j.bytes_written),
+            human_bytes(j.bytes_read),
+            j.io_phase_s,
+            j.time_in_io_mean_s,
+            j.time_in_io_max_s,
+            human_bandwidth(j.effective_bandwidth),
+            j.avg_hops
+        );
+    }
+    if !r.conservation.holds {
+        let _ = writeln!(
+            s,
+            "\nwarning: byte conservation check failed: {:?}",
+            r.conservation
+        );
+    }
+    if !written.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nwrote {}",
+            written
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    s
+}

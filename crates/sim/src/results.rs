@@ -1,0 +1,557 @@
+//! Reduction of the final LP states into results: the per-operation timeline, per-rank and
+//! per-job summaries, device, server and link statistics. Everything is reduced in LP order,
+//! so results are identical for any thread count.
+
+use crate::assemble::Placed;
+use crate::model::{SimLp, Target};
+use bbsim_engine::{Simulation, Time};
+use bbsim_storage::pfs::PfsTotals;
+use bbsim_storage::BbLedger;
+use bbsim_topology::stats::NetworkStats;
+use bbsim_topology::topology::Topology;
+use bbsim_workload::Workload;
+use serde::Serialize;
+
+/// Picoseconds as exact decimal seconds ("1.500000000000").
+pub fn secs(ps: Time) -> String {
+    format!("{}.{:012}", ps / 1_000_000_000_000, ps % 1_000_000_000_000)
+}
+
+/// Picoseconds as seconds (float, for JSON and tables).
+pub fn secs_f(ps: Time) -> f64 {
+    ps as f64 / 1e12
+}
+
+/// One row of `timeline.csv`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimelineRow {
+    /// Job index.
+    pub job: u32,
+    /// Rank within the job.
+    pub rank: u32,
+    /// Compute node.
+    pub node: u32,
+    /// `write` or `read`.
+    pub write: bool,
+    /// File name.
+    pub file: String,
+    /// Offset (bytes).
+    pub offset: u64,
+    /// Size (bytes).
+    pub bytes: u64,
+    /// Issue time (ps).
+    pub start: Time,
+    /// Completion time (ps).
+    pub end: Time,
+    /// `local-ssd`, `bb:<servers>`, `bb:<servers>+pfs-spill`, `pfs` or `none`.
+    pub target: String,
+    /// Request-path router hops (largest over the operation's parts).
+    pub hops: u16,
+}
+
+/// One row of `ranks.csv`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RankRow {
+    /// Job index.
+    pub job: u32,
+    /// Rank.
+    pub rank: u32,
+    /// Compute node.
+    pub node: u32,
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// I/O operations.
+    pub io_ops: u64,
+    /// Time spent in I/O (ps): the sum of its blocking operations' durations.
+    pub time_in_io: Time,
+    /// First I/O start (ps), if any.
+    pub first_io_start: Option<Time>,
+    /// Last I/O end (ps), if any.
+    pub last_io_end: Option<Time>,
+    /// When the rank finished all operations (ps), if it did.
+    pub finished: Option<Time>,
+}
+
+/// Per-job results in `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobSummary {
+    /// Job name.
+    pub name: String,
+    /// Ranks.
+    pub ranks: u32,
+    /// Compute nodes.
+    pub nodes: u32,
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// I/O operations.
+    pub io_ops: u64,
+    /// First I/O start (s).
+    pub io_start_s: f64,
+    /// Last I/O end (s).
+    pub io_end_s: f64,
+    /// I/O phase length: first start to last end (s).
+    pub io_phase_s: f64,
+    /// Mean time in I/O per rank (s).
+    pub time_in_io_mean_s: f64,
+    /// Median time in I/O per rank (s).
+    pub time_in_io_median_s: f64,
+    /// 99th percentile time in I/O per rank (s).
+    pub time_in_io_p99_s: f64,
+    /// Largest time in I/O of any rank (s).
+    pub time_in_io_max_s: f64,
+    /// Bytes moved divided by the I/O phase length (bytes per second).
+    pub effective_bandwidth: f64,
+    /// Mean request-path router hops per I/O operation that crossed the network.
+    pub avg_hops: f64,
+    /// Fraction of the job's storage messages (requests and replies) routed non-minimally.
+    pub nonminimal_fraction: f64,
+    /// When the job finished (s), if it did.
+    pub end_s: Option<f64>,
+    /// Barriers completed.
+    pub barriers: u64,
+}
+
+/// Per-device results (one SSD).
+#[derive(Clone, Debug, Serialize)]
+pub struct DeviceRow {
+    /// `bb-server` or `node-local`.
+    pub kind: &'static str,
+    /// BB server index or compute node id.
+    pub host: u32,
+    /// SSD index within the host.
+    pub ssd: u16,
+    /// Host bytes written.
+    pub host_bytes_written: u64,
+    /// Host bytes read.
+    pub host_bytes_read: u64,
+    /// NAND bytes written (host writes plus GC copies).
+    pub nand_bytes_written: u64,
+    /// Write amplification factor (NAND / host bytes written; 1 without GC).
+    pub waf: f64,
+    /// Drive writes per day over the simulated period.
+    pub drive_writes_per_day: f64,
+    /// Busy fraction of the simulated period.
+    pub utilisation: f64,
+    /// Largest queue length.
+    pub max_queue: u64,
+}
+
+/// Per-BB-server results.
+#[derive(Clone, Debug, Serialize)]
+pub struct ServerRow {
+    /// BB server index.
+    pub server: u32,
+    /// Network terminal.
+    pub terminal: u32,
+    /// Client write bytes received.
+    pub received: u64,
+    /// Dirty bytes still held.
+    pub in_bb: u64,
+    /// Bytes drained to the PFS (acknowledged).
+    pub drained: u64,
+    /// Bytes spilled to the PFS because the server was full.
+    pub spilled: u64,
+    /// Capacity in use at the end (bytes).
+    pub occupied: u64,
+    /// Mean SSD utilisation.
+    pub utilisation: f64,
+    /// Bytes the server's NIC received.
+    pub nic_bytes_in: u64,
+}
+
+/// Per-link-class results.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkRow {
+    /// Link class.
+    pub class: String,
+    /// Channels (one direction each).
+    pub channels: u64,
+    /// Bytes carried.
+    pub bytes: u64,
+    /// Mean busy fraction.
+    pub utilisation: f64,
+    /// Busiest channel's busy fraction.
+    pub max_utilisation: f64,
+}
+
+/// Conservation of written bytes, cross-checked between three independent ledgers: the
+/// ranks' completed writes, the BB servers' byte counters and the PFS servers' totals.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Conservation {
+    /// Bytes the ranks wrote (completed writes).
+    pub written: u64,
+    /// Of which to node-local SSDs.
+    pub node_local: u64,
+    /// Of which to BB servers (by the ranks' records).
+    pub to_bb: u64,
+    /// Of which straight to the PFS (by the ranks' records).
+    pub to_pfs: u64,
+    /// Client write bytes the BB servers received (their ledgers).
+    pub bb_received: u64,
+    /// Bytes still held dirty in the BBs at the end.
+    pub bb_held: u64,
+    /// Bytes the BBs overwrote or deleted before draining.
+    pub bb_superseded: u64,
+    /// Bytes handed to the drain and not yet acknowledged by the PFS (in flight).
+    pub in_flight: u64,
+    /// Bytes the PFS stored from clients directly.
+    pub pfs_direct: u64,
+    /// Bytes the PFS stored from BB drains.
+    pub pfs_drained: u64,
+    /// Bytes the PFS stored from BB spills.
+    pub pfs_spilled: u64,
+    /// Whether every written byte is in exactly one place: `to_bb = bb_received = bb_held +
+    /// bb_superseded + in_flight + pfs_drained + pfs_spilled` and `to_pfs = pfs_direct`.
+    pub holds: bool,
+}
+
+/// Everything reduced from a finished run.
+#[derive(Clone, Debug)]
+pub struct Results {
+    /// Timeline rows, sorted by job, rank, start.
+    pub timeline: Vec<TimelineRow>,
+    /// Per-rank rows, sorted by job and rank.
+    pub ranks: Vec<RankRow>,
+    /// Per-job summaries.
+    pub jobs: Vec<JobSummary>,
+    /// Per-SSD results.
+    pub devices: Vec<DeviceRow>,
+    /// Per-BB-server results.
+    pub servers: Vec<ServerRow>,
+    /// Per-link-class results.
+    pub links: Vec<LinkRow>,
+    /// Conservation check.
+    pub conservation: Conservation,
+    /// Simulated time at the end (ps): the last job end or the last event.
+    pub sim_end: Time,
+}
+
+fn percentile(sorted: &[Time], p: f64) -> Time {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let idx = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
+    sorted[idx]
+}
+
+/// Reduces a finished simulation.
+pub fn reduce(
+    sim: &Simulation<SimLp>,
+    placed: &Placed,
+    workload: &Workload,
+    topology: &Topology,
+    last_event: Time,
+) -> Results {
+    let njobs = workload.jobs.len();
+    let mut timeline = Vec::new();
+    let mut ranks: Vec<RankRow> = Vec::new();
+    let mut job_msgs = vec![(0u64, 0u64); njobs];
+    let mut job_ends: Vec<Option<Time>> = vec![None; njobs];
+    let mut barriers = vec![0u64; njobs];
+    let mut devices = Vec::new();
+    let mut servers = Vec::new();
+    let mut pfs = PfsTotals::default();
+    let mut bb = BbLedger::default();
+    let mut routers = Vec::new();
+    let mut nics = Vec::new();
+    let mut bb_index = 0u32;
+    let sim_end = last_event.max(1);
+    for lp in sim.lps() {
+        match lp {
+            SimLp::Router(r) => routers.push(r.as_ref()),
+            SimLp::Node(n) => {
+                nics.push(n.nic().stats().clone());
+                let Some(j) = n.job else { continue };
+                let job = &workload.jobs[j as usize];
+                let (m, nm) = &mut job_msgs[j as usize];
+                *m += n.replies.messages;
+                *nm += n.replies.nonminimal;
+                let local_ranks: Vec<u32> = n.ranks().collect();
+                let mut rows: Vec<RankRow> = local_ranks
+                    .iter()
+                    .zip(&n.finished)
+                    .map(|(&rank, fin)| RankRow {
+                        job: j,
+                        rank,
+                        node: n.terminal,
+                        bytes_written: 0,
+                        bytes_read: 0,
+                        io_ops: 0,
+                        time_in_io: 0,
+                        first_io_start: None,
+                        last_io_end: None,
+                        finished: *fin,
+                    })
+                    .collect();
+                for rec in &n.records {
+                    if let Some(row) = local_ranks
+                        .iter()
+                        .position(|&r| r == rec.rank)
+                        .map(|i| &mut rows[i])
+                    {
+                        if rec.write {
+                            row.bytes_written += rec.bytes;
+                        } else {
+                            row.bytes_read += rec.bytes;
+                        }
+                        row.io_ops += 1;
+                        row.time_in_io += rec.end - rec.start;
+                        row.first_io_start =
+                            Some(row.first_io_start.map_or(rec.start, |s| s.min(rec.start)));
+                        row.last_io_end = Some(row.last_io_end.map_or(rec.end, |e| e.max(rec.end)));
+                    }
+                    let target = match rec.target {
+                        Target::Local => "local-ssd".to_string(),
+                        Target::Pfs => "pfs".to_string(),
+                        Target::None => "none".to_string(),
+                        Target::Bb { slots, spilled } => {
+                            let mut names = Vec::new();
+                            if let Some(layout) = n.bb_layout() {
+                                for (i, &srv) in layout.servers.iter().enumerate() {
+                                    if slots & (1 << i.min(63)) != 0 {
+                                        names.push(srv.to_string());
+                                    }
+                                }
+                            }
+                            let mut t = format!("bb:{}", names.join("+"));
+                            if spilled {
+                                t.push_str("+pfs-spill");
+                            }
+                            t
+                        }
+                    };
+                    timeline.push(TimelineRow {
+                        job: j,
+                        rank: rec.rank,
+                        node: n.terminal,
+                        write: rec.write,
+                        file: job
+                            .files
+                            .get(rec.file as usize)
+                            .map_or_else(|| format!("file{}", rec.file), |f| f.name.clone()),
+                        offset: rec.offset,
+                        bytes: rec.bytes,
+                        start: rec.start,
+                        end: rec.end,
+                        target,
+                        hops: rec.hops,
+                    });
+                }
+                ranks.extend(rows);
+                if let Some(ssd) = n.local_ssd() {
+                    devices.push(device_row("node-local", n.terminal, 0, ssd, sim_end));
+                }
+            }
+            SimLp::Bb(b) => {
+                nics.push(b.nic().stats().clone());
+                for (j, c) in b.per_job.iter().enumerate() {
+                    if let Some(m) = job_msgs.get_mut(j) {
+                        m.0 += c.messages;
+                        m.1 += c.nonminimal;
+                    }
+                }
+                let ledger = b.server.ledger();
+                bb.received += ledger.received;
+                bb.in_bb += ledger.in_bb;
+                bb.superseded += ledger.superseded;
+                bb.deleted += ledger.deleted;
+                bb.stalled += ledger.stalled;
+                bb.drain_handed += ledger.drain_handed;
+                bb.drain_acked += ledger.drain_acked;
+                bb.spilled += ledger.spilled;
+                let mut util = 0.0;
+                let ssds = b.server.ssds();
+                for (d, ssd) in ssds.iter().enumerate() {
+                    let row = device_row("bb-server", bb_index, d as u16, ssd, sim_end);
+                    util += row.utilisation;
+                    devices.push(row);
+                }
+                servers.push(ServerRow {
+                    server: bb_index,
+                    terminal: b.terminal,
+                    received: ledger.received,
+                    in_bb: ledger.in_bb,
+                    drained: ledger.drain_acked,
+                    spilled: ledger.spilled,
+                    occupied: ledger.occupied,
+                    utilisation: if ssds.is_empty() {
+                        0.0
+                    } else {
+                        util / ssds.len() as f64
+                    },
+                    nic_bytes_in: b.nic().stats().received_bytes,
+                });
+                bb_index += 1;
+            }
+            SimLp::Io(i) => {
+                nics.push(i.nic().stats().clone());
+                for (j, c) in i.per_job.iter().enumerate() {
+                    if let Some(m) = job_msgs.get_mut(j) {
+                        m.0 += c.messages;
+                        m.1 += c.nonminimal;
+                    }
+                }
+            }
+            SimLp::Pfs(p) => pfs = p.totals(),
+            SimLp::Job(c) => {
+                job_ends[c.job as usize] = c.end;
+                barriers[c.job as usize] = c.barriers;
+            }
+        }
+    }
+    timeline.sort_by(|a, b| {
+        (a.job, a.rank, a.start, a.end, a.offset).cmp(&(b.job, b.rank, b.start, b.end, b.offset))
+    });
+    ranks.sort_by_key(|r| (r.job, r.rank));
+
+    let sim_end = job_ends
+        .iter()
+        .flatten()
+        .copied()
+        .max()
+        .unwrap_or(last_event)
+        .max(1);
+    let net = NetworkStats::collect(topology, routers, nics.iter(), sim_end);
+    let links = net
+        .classes
+        .iter()
+        .filter(|c| c.channels > 0)
+        .map(|c| LinkRow {
+            class: format!("{:?}", c.class).to_lowercase(),
+            channels: c.channels,
+            bytes: c.bytes,
+            utilisation: c.utilisation,
+            max_utilisation: c.max_utilisation,
+        })
+        .collect();
+
+    let mut jobs = Vec::with_capacity(njobs);
+    for (j, job) in workload.jobs.iter().enumerate() {
+        let rows: Vec<&RankRow> = ranks.iter().filter(|r| r.job == j as u32).collect();
+        let mut tio: Vec<Time> = rows.iter().map(|r| r.time_in_io).collect();
+        tio.sort_unstable();
+        let start = rows.iter().filter_map(|r| r.first_io_start).min();
+        let end = rows.iter().filter_map(|r| r.last_io_end).max();
+        let phase = match (start, end) {
+            (Some(a), Some(b)) => b - a,
+            _ => 0,
+        };
+        let written: u64 = rows.iter().map(|r| r.bytes_written).sum();
+        let read: u64 = rows.iter().map(|r| r.bytes_read).sum();
+        let ops: u64 = rows.iter().map(|r| r.io_ops).sum();
+        let net_ops: Vec<&TimelineRow> = timeline
+            .iter()
+            .filter(|t| t.job == j as u32 && t.target != "local-ssd" && t.target != "none")
+            .collect();
+        let avg_hops = if net_ops.is_empty() {
+            0.0
+        } else {
+            net_ops.iter().map(|t| f64::from(t.hops)).sum::<f64>() / net_ops.len() as f64
+        };
+        let mean = if tio.is_empty() {
+            0.0
+        } else {
+            tio.iter().map(|&t| secs_f(t)).sum::<f64>() / tio.len() as f64
+        };
+        let (m, nm) = job_msgs[j];
+        jobs.push(JobSummary {
+            name: job.name.clone(),
+            ranks: job.ranks(),
+            nodes: placed.nodes[j].len() as u32,
+            bytes_written: written,
+            bytes_read: read,
+            io_ops: ops,
+            io_start_s: start.map_or(0.0, secs_f),
+            io_end_s: end.map_or(0.0, secs_f),
+            io_phase_s: secs_f(phase),
+            time_in_io_mean_s: mean,
+            time_in_io_median_s: secs_f(percentile(&tio, 0.5)),
+            time_in_io_p99_s: secs_f(percentile(&tio, 0.99)),
+            time_in_io_max_s: secs_f(tio.last().copied().unwrap_or(0)),
+            effective_bandwidth: if phase > 0 {
+                (written + read) as f64 / secs_f(phase)
+            } else {
+                0.0
+            },
+            avg_hops,
+            nonminimal_fraction: if m > 0 { nm as f64 / m as f64 } else { 0.0 },
+            end_s: job_ends[j].map(secs_f),
+            barriers: barriers[j],
+        });
+    }
+    let written: u64 = ranks.iter().map(|r| r.bytes_written).sum();
+    let sum_target = |pred: &dyn Fn(&str) -> bool| -> u64 {
+        timeline
+            .iter()
+            .filter(|t| t.write && pred(&t.target))
+            .map(|t| t.bytes)
+            .sum()
+    };
+    let node_local = sum_target(&|t| t == "local-ssd");
+    let to_bb = sum_target(&|t| t.starts_with("bb:"));
+    let to_pfs = sum_target(&|t| t == "pfs");
+    let in_flight = bb.drain_handed.saturating_sub(bb.drain_acked);
+    let pfs_direct = pfs.stored - pfs.stored_drain - pfs.stored_spill;
+    let holds = written == node_local + to_bb + to_pfs
+        && to_bb == bb.received
+        && bb.received
+            == bb.in_bb
+                + bb.superseded
+                + bb.deleted
+                + bb.stalled
+                + in_flight
+                + pfs.stored_drain
+                + pfs.stored_spill
+        && to_pfs == pfs_direct;
+    let conservation = Conservation {
+        written,
+        node_local,
+        to_bb,
+        to_pfs,
+        bb_received: bb.received,
+        bb_held: bb.in_bb + bb.stalled,
+        bb_superseded: bb.superseded + bb.deleted,
+        in_flight,
+        pfs_direct,
+        pfs_drained: pfs.stored_drain,
+        pfs_spilled: pfs.stored_spill,
+        holds,
+    };
+    Results {
+        timeline,
+        ranks,
+        jobs,
+        devices,
+        servers,
+        links,
+        conservation,
+        sim_end,
+    }
+}
+
+fn device_row(
+    kind: &'static str,
+    host: u32,
+    index: u16,
+    ssd: &bbsim_storage::Ssd,
+    period: Time,
+) -> DeviceRow {
+    let st = ssd.stats_at(period);
+    let cap = ssd.config().capacity;
+    DeviceRow {
+        kind,
+        host,
+        ssd: index,
+        host_bytes_written: st.host_bytes_written,
+        host_bytes_read: st.host_bytes_read,
+        nand_bytes_written: st.nand_bytes_written,
+        waf: st.write_amplification(),
+        drive_writes_per_day: st.drive_writes_per_day(cap, period),
+        utilisation: (st.busy_time as f64 / period as f64).min(1.0),
+        max_queue: st.max_queue,
+    }
+}

@@ -1,0 +1,153 @@
+//! The top-level API used by the CLI: load a scenario, describe its machine, run it, write
+//! its outputs.
+
+use crate::assemble::{assemble, Placed};
+use crate::diag::{load, Diagnostic, SourceMap};
+use crate::jobs::build_workload;
+use crate::machine::{build_machine, Machine, MachineSummary};
+use crate::model::SimLp;
+use crate::report::{render, Rendered};
+use crate::results::{reduce, Results};
+use crate::scenario::Scenario;
+use bbsim_engine::{run_with_threads, EngineError, Progress, RunStats, Simulation, StopReason};
+use bbsim_workload::Workload;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A loaded and validated scenario.
+pub struct Loaded {
+    /// The scenario, every default filled in.
+    pub scenario: Scenario,
+    /// Where each key came from (for messages).
+    pub map: SourceMap,
+    /// The machine.
+    pub machine: Machine,
+    /// The workload.
+    pub workload: Arc<Workload>,
+    /// The scenario file.
+    pub path: PathBuf,
+}
+
+/// Loads `path` with `--set` overrides, and validates everything that can be checked before
+/// running: schema, units, machine, jobs, allocation, model assembly.
+pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Loaded, Diagnostic> {
+    let (scenario, map): (Scenario, SourceMap) = load(path, overrides)?;
+    if scenario.simulation.threads == 0 {
+        return Err(map.error_at("simulation.threads", "must be at least 1"));
+    }
+    let machine = build_machine(&scenario, &map)?;
+    if machine.local_ssd.is_some() && scenario.burst_buffer.ssds_per_server != 1 {
+        return Err(map.error_at(
+            "burst_buffer.ssds_per_server",
+            "node-local placement models one SSD per compute node; give that SSD the combined bandwidth and capacity instead",
+        ));
+    }
+    let base = path.parent().unwrap_or_else(|| Path::new("."));
+    let workload = Arc::new(build_workload(&scenario, &map, base)?);
+    let loaded = Loaded {
+        scenario,
+        map,
+        machine,
+        workload,
+        path: path.to_path_buf(),
+    };
+    // Assemble once to check allocation and every storage configuration.
+    loaded.build()?;
+    Ok(loaded)
+}
+
+/// Why a run produced no results.
+#[derive(Debug)]
+pub enum RunError {
+    /// The scenario is invalid.
+    Scenario(Diagnostic),
+    /// The engine stopped with an error (a model bug).
+    Engine(EngineError),
+    /// The run was cancelled (Ctrl-C).
+    Cancelled,
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Scenario(d) => write!(f, "{d}"),
+            RunError::Engine(e) => write!(f, "simulation failed: {e}"),
+            RunError::Cancelled => write!(
+                f,
+                "interrupted: the run was cancelled and no output files were written"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// A finished run.
+pub struct Finished {
+    /// Reduced results.
+    pub results: Results,
+    /// Engine statistics.
+    pub stats: RunStats,
+    /// Where jobs landed.
+    pub placed: Placed,
+}
+
+impl Loaded {
+    /// Builds the simulation.
+    pub fn build(&self) -> Result<(Simulation<SimLp>, Placed), Diagnostic> {
+        assemble(
+            &self.scenario,
+            &self.map,
+            &self.machine,
+            Arc::clone(&self.workload),
+        )
+    }
+
+    /// The machine summary.
+    pub fn machine_summary(&self) -> MachineSummary {
+        self.machine.summary()
+    }
+
+    /// Job names in job order.
+    pub fn job_names(&self) -> Vec<String> {
+        self.workload.jobs.iter().map(|j| j.name.clone()).collect()
+    }
+
+    /// Runs on `threads` threads. `watch` receives the live progress handle before the run
+    /// starts (for a progress bar or a Ctrl-C handler).
+    pub fn run(
+        &self,
+        threads: usize,
+        watch: impl FnOnce(Arc<Progress>),
+    ) -> Result<Finished, RunError> {
+        let (mut sim, placed) = self.build().map_err(RunError::Scenario)?;
+        watch(sim.progress());
+        let stats = run_with_threads(&mut sim, threads.max(1)).map_err(RunError::Engine)?;
+        if stats.stop == StopReason::Cancelled {
+            return Err(RunError::Cancelled);
+        }
+        let results = reduce(
+            &sim,
+            &placed,
+            &self.workload,
+            self.machine.network.topology(),
+            stats.last_event_time,
+        );
+        Ok(Finished {
+            results,
+            stats,
+            placed,
+        })
+    }
+
+    /// Renders the outputs of a finished run.
+    pub fn render(&self, f: &Finished) -> Rendered {
+        render(
+            &self.scenario,
+            &self.machine_summary(),
+            &f.results,
+            &f.stats,
+            &self.job_names(),
+        )
+    }
+}

@@ -1,0 +1,697 @@
+//! The scenario file schema: what a centre writes to describe a machine and a workload.
+//!
+//! Every quantity takes a unit (see [`crate::units`]). Every section and key has a default
+//! unless noted, and the loaded scenario (with every default filled in) is echoed into
+//! `summary.json`. Unknown keys are errors.
+
+use crate::units::{Bandwidth, Bytes, Duration};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// A whole scenario.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// A name for reports.
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Run settings.
+    #[serde(default)]
+    pub simulation: SimulationSection,
+    /// The interconnect.
+    pub network: NetworkSection,
+    /// Burst buffers: placement, servers, SSDs, striping, FTL, drain.
+    #[serde(default)]
+    pub burst_buffer: BurstBufferSection,
+    /// The parallel file system.
+    #[serde(default)]
+    pub pfs: PfsSection,
+    /// The jobs (`[[jobs]]`), in submission order.
+    pub jobs: Vec<JobSection>,
+    /// What to write.
+    #[serde(default)]
+    pub outputs: OutputsSection,
+}
+
+fn default_name() -> String {
+    "scenario".into()
+}
+
+/// `[simulation]`: seed, threads, end time, packet size.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSection {
+    /// Seed of every random stream (allocation, routing ties, application jitter).
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// Worker threads (results are identical for any value).
+    #[serde(default = "one_usize")]
+    pub threads: usize,
+    /// Stop the simulation at this simulated time; by default it runs until every job is done.
+    #[serde(default)]
+    pub end_time: Option<Duration>,
+    /// Network packet size (messages are split into packets of this size).
+    #[serde(default = "default_packet")]
+    pub packet_size: Bytes,
+}
+
+fn one() -> u64 {
+    1
+}
+fn one_usize() -> usize {
+    1
+}
+fn default_packet() -> Bytes {
+    Bytes(4096)
+}
+
+impl Default for SimulationSection {
+    fn default() -> Self {
+        SimulationSection {
+            seed: 1,
+            threads: 1,
+            end_time: None,
+            packet_size: default_packet(),
+        }
+    }
+}
+
+/// Network topology families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopologyKind {
+    /// 2- or 3-level fat-tree, optionally tapered.
+    FatTree,
+    /// Canonical 1-D dragonfly (Kim et al.).
+    Dragonfly,
+    /// Cray Cascade/Aries dragonfly (rows x columns groups).
+    Aries,
+    /// n-dimensional torus.
+    Torus,
+}
+
+/// Routing algorithms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoutingKind {
+    /// Fat-tree: destination-mod-k up-port.
+    Deterministic,
+    /// Fat-tree: least-loaded up-port. Dragonfly: UGAL-style (same as `ugal`).
+    Adaptive,
+    /// Dragonfly: minimal.
+    Minimal,
+    /// Dragonfly: Valiant, through a random intermediate group.
+    Valiant,
+    /// Dragonfly: UGAL-style per-packet choice between minimal and Valiant.
+    Ugal,
+    /// Torus: dimension order.
+    DimensionOrder,
+}
+
+/// `[network]`: topology, its shape, routing, links and routers.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSection {
+    /// Topology family.
+    pub topology: TopologyKind,
+    /// Routing; default: adaptive (fat-tree), ugal (dragonflies), dimension-order (torus).
+    #[serde(default)]
+    pub routing: Option<RoutingKind>,
+    /// Compute nodes (fat-tree: default the full tree; others: every terminal slot).
+    #[serde(default)]
+    pub nodes: Option<u32>,
+    /// Fat-tree levels (2 or 3).
+    #[serde(default)]
+    pub levels: Option<u32>,
+    /// Fat-tree switch radix (ports per switch).
+    #[serde(default)]
+    pub radix: Option<u32>,
+    /// Fat-tree edge switches (default: as many as the full tree has).
+    #[serde(default)]
+    pub edge_switches: Option<u32>,
+    /// Fat-tree tapering: edge down-links per up-link (1 = full bisection, 2 = 2:1).
+    #[serde(default)]
+    pub taper: Option<u32>,
+    /// Dragonfly: routers per group (a).
+    #[serde(default)]
+    pub routers_per_group: Option<u32>,
+    /// Dragonfly and Aries: terminals per router (p).
+    #[serde(default)]
+    pub terminals_per_router: Option<u32>,
+    /// Dragonfly: global links per router (h).
+    #[serde(default)]
+    pub global_links_per_router: Option<u32>,
+    /// Dragonfly and Aries: number of groups (g).
+    #[serde(default)]
+    pub groups: Option<u32>,
+    /// Aries: router rows per group.
+    #[serde(default)]
+    pub rows: Option<u32>,
+    /// Aries: router columns per group.
+    #[serde(default)]
+    pub columns: Option<u32>,
+    /// Torus: routers along each dimension.
+    #[serde(default)]
+    pub dims: Option<Vec<u32>>,
+    /// Bandwidth of router-to-router links (fat-tree, torus) and of local channels
+    /// (dragonflies) unless `local_bandwidth` is given.
+    #[serde(default = "default_link_bw")]
+    pub link_bandwidth: Bandwidth,
+    /// Terminal (NIC) link bandwidth; default `link_bandwidth`.
+    #[serde(default)]
+    pub terminal_bandwidth: Option<Bandwidth>,
+    /// Dragonfly local (intra-group) channel bandwidth; default `link_bandwidth`.
+    #[serde(default)]
+    pub local_bandwidth: Option<Bandwidth>,
+    /// Dragonfly global (inter-group) channel bandwidth; default `link_bandwidth`.
+    #[serde(default)]
+    pub global_bandwidth: Option<Bandwidth>,
+    /// Link propagation latency.
+    #[serde(default = "default_link_latency")]
+    pub link_latency: Duration,
+    /// Router traversal delay.
+    #[serde(default = "default_router_delay")]
+    pub router_delay: Duration,
+    /// Input buffer per port and virtual channel.
+    #[serde(default = "default_vc_buffer")]
+    pub vc_buffer: Bytes,
+}
+
+fn default_link_bw() -> Bandwidth {
+    Bandwidth(12_500_000_000)
+}
+fn default_link_latency() -> Duration {
+    Duration(50_000)
+}
+fn default_router_delay() -> Duration {
+    Duration(90_000)
+}
+fn default_vc_buffer() -> Bytes {
+    Bytes(64 * 1024)
+}
+
+/// Where burst buffers sit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// No burst buffer: all I/O goes to the PFS.
+    #[default]
+    None,
+    /// An SSD inside every compute node; local I/O never touches the network.
+    NodeLocal,
+    /// BB servers inside each group / under each edge switch.
+    Grouped,
+    /// BB servers on their own switches / groups.
+    Global,
+}
+
+/// What a full burst buffer does with more writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FullPolicyKind {
+    /// Stall the writer until drain frees space.
+    #[default]
+    Stall,
+    /// Send the write on to the PFS.
+    Spill,
+}
+
+/// `[burst_buffer]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BurstBufferSection {
+    /// Placement of the burst buffers.
+    #[serde(default)]
+    pub placement: Placement,
+    /// Global placement: total number of BB servers.
+    #[serde(default)]
+    pub servers: Option<u32>,
+    /// Global placement: BB servers attached to each dedicated switch / router.
+    #[serde(default)]
+    pub servers_per_router: Option<u32>,
+    /// Grouped placement: edge switches (fat-tree) or routers (dragonfly, torus) per BB server;
+    /// default 1 on fat-trees and tori, 2 on dragonflies (one per two blades).
+    #[serde(default)]
+    pub routers_per_server: Option<u32>,
+    /// SSDs inside each BB server (node-local: SSDs per compute node).
+    #[serde(default = "one_u32")]
+    pub ssds_per_server: u32,
+    /// Servers each file is striped over.
+    #[serde(default = "default_stripe_count")]
+    pub stripe_count: u32,
+    /// Stripe unit.
+    #[serde(default = "default_stripe_size")]
+    pub stripe_size: Bytes,
+    /// Request threads per BB server.
+    #[serde(default = "default_threads")]
+    pub request_threads: u32,
+    /// Per-request processing overhead in the BB server software.
+    #[serde(default)]
+    pub request_overhead: Duration,
+    /// DRAM staging buffer per server (0 = none).
+    #[serde(default)]
+    pub staging_buffer: Bytes,
+    /// DRAM staging buffer bandwidth.
+    #[serde(default = "default_staging_bw")]
+    pub staging_bandwidth: Bandwidth,
+    /// What happens when a server is full.
+    #[serde(default)]
+    pub full_policy: FullPolicyKind,
+    /// The SSD model.
+    #[serde(default)]
+    pub ssd: SsdSection,
+    /// The flash translation layer.
+    #[serde(default)]
+    pub ftl: FtlSection,
+    /// Stage-out to the PFS.
+    #[serde(default)]
+    pub drain: DrainSection,
+}
+
+fn one_u32() -> u32 {
+    1
+}
+fn default_stripe_count() -> u32 {
+    4
+}
+fn default_stripe_size() -> Bytes {
+    Bytes(128 * 1024)
+}
+fn default_threads() -> u32 {
+    16
+}
+fn default_staging_bw() -> Bandwidth {
+    Bandwidth(50_000_000_000)
+}
+
+impl Default for BurstBufferSection {
+    fn default() -> Self {
+        BurstBufferSection {
+            placement: Placement::None,
+            servers: None,
+            servers_per_router: None,
+            routers_per_server: None,
+            ssds_per_server: 1,
+            stripe_count: default_stripe_count(),
+            stripe_size: default_stripe_size(),
+            request_threads: default_threads(),
+            request_overhead: Duration(0),
+            staging_buffer: Bytes(0),
+            staging_bandwidth: default_staging_bw(),
+            full_policy: FullPolicyKind::Stall,
+            ssd: SsdSection::default(),
+            ftl: FtlSection::default(),
+            drain: DrainSection::default(),
+        }
+    }
+}
+
+/// `[burst_buffer.ssd]`: one SSD.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SsdSection {
+    /// Sequential write bandwidth.
+    #[serde(default = "default_ssd_write")]
+    pub write_bandwidth: Bandwidth,
+    /// Sequential read bandwidth.
+    #[serde(default = "default_ssd_read")]
+    pub read_bandwidth: Bandwidth,
+    /// Fixed cost of every operation.
+    #[serde(default)]
+    pub op_overhead: Duration,
+    /// Extra latency of a non-sequential access.
+    #[serde(default)]
+    pub access_latency: Duration,
+    /// Internal channels serving requests concurrently (sharing the bandwidth).
+    #[serde(default = "default_channels")]
+    pub channels: u32,
+    /// Usable capacity.
+    #[serde(default = "default_ssd_capacity")]
+    pub capacity: Bytes,
+}
+
+fn default_ssd_write() -> Bandwidth {
+    Bandwidth(1_400_000_000)
+}
+fn default_ssd_read() -> Bandwidth {
+    Bandwidth(2_300_000_000)
+}
+fn default_channels() -> u32 {
+    8
+}
+fn default_ssd_capacity() -> Bytes {
+    Bytes(1_600_000_000_000)
+}
+
+impl Default for SsdSection {
+    fn default() -> Self {
+        SsdSection {
+            write_bandwidth: default_ssd_write(),
+            read_bandwidth: default_ssd_read(),
+            op_overhead: Duration(0),
+            access_latency: Duration(0),
+            channels: default_channels(),
+            capacity: default_ssd_capacity(),
+        }
+    }
+}
+
+/// FTL placement modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum StreamMode {
+    /// All writers share the open blocks.
+    #[default]
+    Legacy,
+    /// One stream (open blocks) per job.
+    MultiStream,
+}
+
+/// `[burst_buffer.ftl]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlSection {
+    /// Model the flash translation layer (garbage collection, write amplification).
+    #[serde(default)]
+    pub enabled: bool,
+    /// Mapping unit (flash page).
+    #[serde(default = "default_page")]
+    pub page_size: Bytes,
+    /// Pages per erase block.
+    #[serde(default = "default_ppb")]
+    pub pages_per_block: u32,
+    /// Spare fraction of physical space (over-provisioning), e.g. 0.07.
+    #[serde(default = "default_op")]
+    pub over_provisioning: f64,
+    /// GC starts when the free-block fraction falls below this.
+    #[serde(default = "default_gc")]
+    pub gc_threshold: f64,
+    /// Block placement.
+    #[serde(default)]
+    pub placement: StreamMode,
+    /// Start from a full, steady-state device.
+    #[serde(default)]
+    pub precondition: bool,
+}
+
+fn default_page() -> Bytes {
+    Bytes(1 << 20)
+}
+fn default_ppb() -> u32 {
+    64
+}
+fn default_op() -> f64 {
+    0.07
+}
+fn default_gc() -> f64 {
+    0.02
+}
+
+impl Default for FtlSection {
+    fn default() -> Self {
+        FtlSection {
+            enabled: false,
+            page_size: default_page(),
+            pages_per_block: default_ppb(),
+            over_provisioning: default_op(),
+            gc_threshold: default_gc(),
+            placement: StreamMode::Legacy,
+            precondition: false,
+        }
+    }
+}
+
+/// Drain policies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum DrainPolicyKind {
+    /// Data stays in the burst buffer.
+    #[default]
+    None,
+    /// Drain as soon as data lands.
+    Immediate,
+    /// Drain when the writing job ends.
+    JobEnd,
+    /// Drain while the server is fuller than `threshold`.
+    Threshold,
+}
+
+/// `[burst_buffer.drain]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrainSection {
+    /// When to drain.
+    #[serde(default)]
+    pub policy: DrainPolicyKind,
+    /// Drain bandwidth per server.
+    #[serde(default = "default_drain_bw")]
+    pub bandwidth: Bandwidth,
+    /// Fill fraction that starts draining (policy `threshold`).
+    #[serde(default = "default_drain_threshold")]
+    pub threshold: f64,
+}
+
+fn default_drain_bw() -> Bandwidth {
+    Bandwidth(1_000_000_000)
+}
+fn default_drain_threshold() -> f64 {
+    0.8
+}
+
+impl Default for DrainSection {
+    fn default() -> Self {
+        DrainSection {
+            policy: DrainPolicyKind::None,
+            bandwidth: default_drain_bw(),
+            threshold: default_drain_threshold(),
+        }
+    }
+}
+
+/// `[pfs]`: the parallel file system behind I/O nodes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfsSection {
+    /// I/O (router/LNet) nodes on the network forwarding to the storage servers.
+    #[serde(default = "default_io_nodes")]
+    pub io_nodes: u32,
+    /// Storage servers (OSSs).
+    #[serde(default = "default_pfs_servers")]
+    pub servers: u32,
+    /// Bandwidth of each storage server.
+    #[serde(default = "default_pfs_server_bw")]
+    pub server_bandwidth: Bandwidth,
+    /// Cap on the aggregate bandwidth (default: servers x server_bandwidth).
+    #[serde(default)]
+    pub aggregate_bandwidth: Option<Bandwidth>,
+    /// Per-request latency.
+    #[serde(default = "default_pfs_latency")]
+    pub latency: Duration,
+    /// Stripe unit on the PFS.
+    #[serde(default = "default_pfs_stripe")]
+    pub stripe_size: Bytes,
+}
+
+fn default_io_nodes() -> u32 {
+    4
+}
+fn default_pfs_servers() -> u32 {
+    8
+}
+fn default_pfs_server_bw() -> Bandwidth {
+    Bandwidth(5_000_000_000)
+}
+fn default_pfs_latency() -> Duration {
+    Duration(100_000_000)
+}
+fn default_pfs_stripe() -> Bytes {
+    Bytes(1 << 20)
+}
+
+impl Default for PfsSection {
+    fn default() -> Self {
+        PfsSection {
+            io_nodes: default_io_nodes(),
+            servers: default_pfs_servers(),
+            server_bandwidth: default_pfs_server_bw(),
+            aggregate_bandwidth: None,
+            latency: default_pfs_latency(),
+            stripe_size: default_pfs_stripe(),
+        }
+    }
+}
+
+/// Where a job's operations come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JobSource {
+    /// One of the study's applications (`preset = "gtc" | "lammps" | "s3d" | "hacc"`).
+    Preset,
+    /// IOR.
+    Ior,
+    /// A generic checkpointing application.
+    Checkpoint,
+    /// A Darshan log (`log = "path"`).
+    Darshan,
+}
+
+/// Node allocation policies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum AllocationKind {
+    /// Lowest-numbered run of consecutive free nodes.
+    #[default]
+    Contiguous,
+    /// Free nodes uniformly at random.
+    Random,
+    /// Chunks of consecutive free nodes scattered over the machine (a busy batch system).
+    Fragmented,
+    /// Line `allocation_line` of the CODES-format `allocation_file`.
+    File,
+}
+
+/// One `[[jobs.transforms]]` entry, applied in order.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "kebab-case")]
+pub enum TransformSection {
+    /// More ranks behaving like the existing ones.
+    WeakScale {
+        /// New rank count.
+        ranks: u32,
+    },
+    /// Bytes per rank multiplied by `factor` (e.g. 0.5 or 2).
+    StrongScale {
+        /// Multiplier of every I/O size.
+        factor: f64,
+    },
+    /// The job repeated `count` times, `interval` apart.
+    Repeat {
+        /// Iterations.
+        count: u32,
+        /// Gap between iterations.
+        interval: Duration,
+    },
+    /// Consecutive small writes merged up to `size`.
+    Collate {
+        /// Largest merged write.
+        size: Bytes,
+    },
+    /// Barriers around every I/O phase, over the whole job or groups of `group` ranks.
+    Barriers {
+        /// Ranks per sub-communicator (0 = the whole job).
+        #[serde(default)]
+        group: u32,
+    },
+}
+
+/// `[[jobs]]`: one job.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobSection {
+    /// Name in reports (default: the preset or source name and the job index).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Where the operations come from.
+    pub source: JobSource,
+    /// With `source = "preset"`: `gtc`, `lammps`, `s3d` or `hacc`.
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// Ranks (default: the application's).
+    #[serde(default)]
+    pub ranks: Option<u32>,
+    /// Ranks per compute node.
+    #[serde(default = "default_rpn")]
+    pub ranks_per_node: u32,
+    /// Submission (start) time.
+    #[serde(default)]
+    pub start: Duration,
+    /// Node allocation policy.
+    #[serde(default)]
+    pub allocation: AllocationKind,
+    /// Fragmented allocation: mean free-chunk size in nodes.
+    #[serde(default = "default_chunk")]
+    pub chunk_mean: f64,
+    /// `allocation = "file"`: the CODES-format allocation file (relative to the scenario).
+    #[serde(default)]
+    pub allocation_file: Option<PathBuf>,
+    /// `allocation = "file"`: which line (0-based; default the job's index).
+    #[serde(default)]
+    pub allocation_line: Option<usize>,
+    /// Bytes written per rank (presets, checkpoint).
+    #[serde(default)]
+    pub bytes_per_rank: Option<Bytes>,
+    /// Transfer (request) size.
+    #[serde(default)]
+    pub transfer_size: Option<Bytes>,
+    /// Compute time before the (first) I/O phase (presets) or between checkpoints.
+    #[serde(default)]
+    pub compute: Option<Duration>,
+    /// I/O phases (S3D, HACC).
+    #[serde(default)]
+    pub phases: Option<u32>,
+    /// LAMMPS: files each rank writes.
+    #[serde(default)]
+    pub files_per_rank: Option<u32>,
+    /// IOR: block size per rank and segment.
+    #[serde(default)]
+    pub block_size: Option<Bytes>,
+    /// IOR: segments.
+    #[serde(default)]
+    pub segments: Option<u32>,
+    /// IOR, checkpoint: one file per process (else one shared file).
+    #[serde(default)]
+    pub file_per_process: Option<bool>,
+    /// IOR: write phase.
+    #[serde(default)]
+    pub write: Option<bool>,
+    /// IOR: read phase.
+    #[serde(default)]
+    pub read: Option<bool>,
+    /// IOR: repetitions.
+    #[serde(default)]
+    pub repetitions: Option<u32>,
+    /// Checkpoint: period between checkpoints.
+    #[serde(default)]
+    pub period: Option<Duration>,
+    /// Checkpoint: number of checkpoints.
+    #[serde(default)]
+    pub checkpoints: Option<u32>,
+    /// `source = "darshan"`: the log (relative to the scenario file).
+    #[serde(default)]
+    pub log: Option<PathBuf>,
+    /// Transforms applied in order.
+    #[serde(default)]
+    pub transforms: Vec<TransformSection>,
+}
+
+fn default_rpn() -> u32 {
+    6
+}
+fn default_chunk() -> f64 {
+    8.0
+}
+
+/// `[outputs]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputsSection {
+    /// Write `timeline.csv` (one row per I/O operation).
+    #[serde(default = "yes")]
+    pub timeline: bool,
+    /// Write the SVG plots.
+    #[serde(default = "yes")]
+    pub plots: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for OutputsSection {
+    fn default() -> Self {
+        OutputsSection {
+            timeline: true,
+            plots: true,
+        }
+    }
+}
