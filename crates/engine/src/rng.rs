@@ -79,10 +79,32 @@ impl Rng {
         }
     }
 
-    /// An exponentially distributed float with the given mean (any unit).
+    /// An exponentially distributed float with the given mean (any unit), drawn with the
+    /// Marsaglia-Tsang ziggurat (exact distribution; about 99% of draws take one table lookup
+    /// and a multiply instead of a logarithm).
     #[inline]
     pub fn exponential(&mut self, mean: f64) -> f64 {
-        // 1 - uniform() is in (0, 1], so the logarithm is finite.
+        let z = ziggurat();
+        loop {
+            let r = self.next_u64();
+            let iz = (r & 0xFF) as usize;
+            let jz = (r >> 32) as u32;
+            if jz < z.ke[iz] {
+                return f64::from(jz) * z.we[iz] * mean;
+            }
+            if iz == 0 {
+                // The tail beyond the base strip: memoryless, so shift by its start.
+                return (ZIG_R - (1.0 - self.uniform()).ln()) * mean;
+            }
+            let x = f64::from(jz) * z.we[iz];
+            if z.fe[iz] + self.uniform() * (z.fe[iz - 1] - z.fe[iz]) < (-x).exp() {
+                return x * mean;
+            }
+        }
+    }
+
+    /// The exponential draw by inversion (`-ln(1 - U)`), for checking the ziggurat.
+    pub fn exponential_by_inversion(&mut self, mean: f64) -> f64 {
         -(1.0 - self.uniform()).ln() * mean
     }
 
@@ -90,6 +112,47 @@ impl Rng {
     pub fn state(&self) -> [u64; 4] {
         self.s
     }
+}
+
+/// Right edge of the base strip of the 256-strip exponential ziggurat.
+const ZIG_R: f64 = 7.697_117_470_131_487;
+/// Area of each strip.
+const ZIG_V: f64 = 3.949_659_822_581_572e-3;
+
+/// Ziggurat tables for the exponential distribution (Marsaglia and Tsang, 2000).
+struct Ziggurat {
+    ke: [u32; 256],
+    we: [f64; 256],
+    fe: [f64; 256],
+}
+
+fn ziggurat() -> &'static Ziggurat {
+    static TABLES: std::sync::OnceLock<Ziggurat> = std::sync::OnceLock::new();
+    TABLES.get_or_init(|| {
+        let m2 = 4_294_967_296.0_f64;
+        let mut z = Ziggurat {
+            ke: [0; 256],
+            we: [0.0; 256],
+            fe: [0.0; 256],
+        };
+        let mut de = ZIG_R;
+        let mut te = de;
+        let q = ZIG_V / (-de).exp();
+        z.ke[0] = ((de / q) * m2) as u32;
+        z.ke[1] = 0;
+        z.we[0] = q / m2;
+        z.we[255] = de / m2;
+        z.fe[0] = 1.0;
+        z.fe[255] = (-de).exp();
+        for i in (1..=254).rev() {
+            de = -(ZIG_V / de + (-de).exp()).ln();
+            z.ke[i + 1] = ((de / te) * m2) as u32;
+            te = de;
+            z.fe[i] = (-de).exp();
+            z.we[i] = de / m2;
+        }
+        z
+    })
 }
 
 #[cfg(test)]
@@ -116,6 +179,8 @@ mod tests {
         assert!((mean_u - 0.5).abs() < 0.01, "{mean_u}");
         let mean_e: f64 = (0..n).map(|_| r.exponential(2.0)).sum::<f64>() / n as f64;
         assert!((mean_e - 2.0).abs() < 0.03, "{mean_e}");
+        let mean_i: f64 = (0..n).map(|_| r.exponential_by_inversion(2.0)).sum::<f64>() / n as f64;
+        assert!((mean_i - 2.0).abs() < 0.03, "{mean_i}");
         let mut counts = [0u32; 5];
         for _ in 0..n {
             counts[r.below(5) as usize] += 1;
@@ -124,5 +189,33 @@ mod tests {
             assert!((f64::from(c) / n as f64 - 0.2).abs() < 0.01);
         }
         assert_eq!(r.below(0), 0);
+    }
+}
+
+#[cfg(test)]
+mod ziggurat_tests {
+    use super::*;
+
+    /// The ziggurat's distribution matches the exponential CDF: a Kolmogorov-Smirnov
+    /// statistic well inside the 1% critical value, and the tail beyond the base strip has the
+    /// right mass.
+    #[test]
+    fn ziggurat_matches_the_exponential_cdf() {
+        let mut r = Rng::seed_from_u64(7);
+        let n = 400_000;
+        let mut xs: Vec<f64> = (0..n).map(|_| r.exponential(1.0)).collect();
+        xs.sort_by(f64::total_cmp);
+        let mut d: f64 = 0.0;
+        for (i, &x) in xs.iter().enumerate() {
+            let cdf = 1.0 - (-x).exp();
+            d = d
+                .max((cdf - i as f64 / n as f64).abs())
+                .max((cdf - (i + 1) as f64 / n as f64).abs());
+        }
+        // KS critical value at 1% is 1.63 / sqrt(n).
+        assert!(d < 1.63 / (n as f64).sqrt(), "KS statistic {d}");
+        let tail = xs.iter().filter(|&&x| x > 3.0).count() as f64 / n as f64;
+        assert!((tail - (-3.0f64).exp()).abs() < 0.002, "P(X > 3) = {tail}");
+        assert!(xs.iter().all(|x| x.is_finite() && *x >= 0.0));
     }
 }

@@ -668,10 +668,13 @@ fn ssd_config(s: &Scenario, map: &SourceMap) -> Result<SsdConfig, Diagnostic> {
         ..SsdConfig::default()
     };
     cfg.validate().map_err(|e| {
-        map.error_at(
-            &format!("burst_buffer.{}", storage_key(&e.key)),
-            e.message.clone(),
-        )
+        let k = storage_key(&e.key);
+        let key = if k.starts_with("ftl.") {
+            format!("burst_buffer.{k}")
+        } else {
+            format!("burst_buffer.ssd.{}", k.trim_start_matches("ssd."))
+        };
+        map.error_at(&key, e.message.clone())
     })?;
     Ok(cfg)
 }

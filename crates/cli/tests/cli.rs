@@ -1,0 +1,642 @@
+//! End-to-end tests: real scenarios through the `bbsim` binary, checking the files it writes.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bbsim"))
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("bbsim-e2e-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn run_ok(args: &[&str]) -> Output {
+    let out = bin().args(args).output().expect("bbsim starts");
+    assert!(
+        out.status.success(),
+        "bbsim {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn run_err(args: &[&str]) -> String {
+    let out = bin().args(args).output().expect("bbsim starts");
+    assert!(!out.status.success(), "bbsim {args:?} should have failed");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!err.contains("panicked"), "bbsim {args:?} panicked: {err}");
+    err
+}
+
+fn read_json(p: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(p).expect("summary.json exists"))
+        .expect("valid JSON")
+}
+
+fn run_scenario(scn: &Path, out: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "run",
+        scn.to_str().expect("utf-8 path"),
+        "--quiet",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ];
+    args.extend_from_slice(extra);
+    run_ok(&args);
+    read_json(&out.join("summary.json"))
+}
+
+/// Sums timeline bytes per (job, rank, op).
+fn timeline_bytes(out: &Path) -> BTreeMap<(String, u32, String), u64> {
+    let text = std::fs::read_to_string(out.join("timeline.csv")).expect("timeline.csv");
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("job,rank,node,op,file,offset,bytes,start_s,end_s,target,hops")
+    );
+    let mut m = BTreeMap::new();
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f.len(), 11, "{l}");
+        let start: f64 = f[7].parse().expect("start");
+        let end: f64 = f[8].parse().expect("end");
+        assert!(end >= start, "{l}");
+        *m.entry((
+            f[0].to_string(),
+            f[1].parse().expect("rank"),
+            f[3].to_string(),
+        ))
+        .or_insert(0) += f[6].parse::<u64>().expect("bytes");
+    }
+    m
+}
+
+#[test]
+fn timelines_carry_exactly_the_bytes_the_workload_issued() {
+    let out = scratch("bytes");
+    let s = run_scenario(&data("tiny-fattree.toml"), &out, &[]);
+    let bytes = timeline_bytes(&out);
+    // IOR: 2 MiB written and read back by each of 12 ranks; checkpoint: 2 x 1 MiB per rank.
+    for r in 0..12 {
+        assert_eq!(
+            bytes[&("ior".to_string(), r, "write".to_string())],
+            2 << 20,
+            "ior rank {r}"
+        );
+        assert_eq!(
+            bytes[&("ior".to_string(), r, "read".to_string())],
+            2 << 20,
+            "ior rank {r}"
+        );
+        assert_eq!(
+            bytes[&("ckpt".to_string(), r, "write".to_string())],
+            2 << 20,
+            "ckpt rank {r}"
+        );
+    }
+    assert_eq!(bytes.len(), 36);
+    // ranks.csv agrees with the timeline.
+    let ranks = std::fs::read_to_string(out.join("ranks.csv")).expect("ranks.csv");
+    assert_eq!(ranks.lines().count(), 25);
+    for l in ranks.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        let key = |op: &str| {
+            (
+                f[0].to_string(),
+                f[1].parse::<u32>().expect("rank"),
+                op.to_string(),
+            )
+        };
+        assert_eq!(
+            f[3].parse::<u64>().expect("w"),
+            bytes.get(&key("write")).copied().unwrap_or(0)
+        );
+        assert_eq!(
+            f[4].parse::<u64>().expect("r"),
+            bytes.get(&key("read")).copied().unwrap_or(0)
+        );
+    }
+    let jobs = s["jobs"].as_array().expect("jobs");
+    assert_eq!(jobs[0]["bytes_written"], 12 * (2 << 20));
+    assert_eq!(jobs[0]["bytes_read"], 12 * (2 << 20));
+    assert!(jobs[0]["io_phase_s"].as_f64().expect("f64") > 0.0);
+    assert_eq!(s["conservation"]["holds"], true, "{}", s["conservation"]);
+    for f in ["timeline.svg", "hops.svg", "utilisation.svg"] {
+        let svg = std::fs::read_to_string(out.join(f)).expect(f);
+        assert!(
+            svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+            "{f}"
+        );
+    }
+    // The scenario is echoed with defaults filled in.
+    assert_eq!(s["scenario"]["burst_buffer"]["stripe_size"], "128KiB");
+    assert_eq!(s["scenario"]["network"]["vc_buffer"], "64KiB");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+fn without_run(mut v: serde_json::Value) -> serde_json::Value {
+    if let Some(m) = v.as_object_mut() {
+        m.remove("run");
+    }
+    v
+}
+
+#[test]
+fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
+    for scn in ["tiny-fattree.toml", "tiny-dragonfly.toml"] {
+        let mut reference: Option<(PathBuf, serde_json::Value)> = None;
+        for t in ["1", "2", "3", "4"] {
+            let out = scratch(&format!("det-{scn}-{t}"));
+            let s = run_scenario(&data(scn), &out, &["--threads", t]);
+            assert_eq!(s["run"]["threads"].as_u64(), Some(t.parse().expect("n")));
+            match &reference {
+                None => reference = Some((out, s)),
+                Some((ref_out, ref_s)) => {
+                    for f in [
+                        "timeline.csv",
+                        "ranks.csv",
+                        "timeline.svg",
+                        "hops.svg",
+                        "utilisation.svg",
+                    ] {
+                        assert!(
+                            std::fs::read(ref_out.join(f)).expect(f)
+                                == std::fs::read(out.join(f)).expect(f),
+                            "{scn}: {f} differs between 1 and {t} threads"
+                        );
+                    }
+                    assert_eq!(
+                        without_run(ref_s.clone()),
+                        without_run(s.clone()),
+                        "{scn}: summary differs at {t} threads"
+                    );
+                    assert_eq!(ref_s["results_digest"], s["results_digest"]);
+                    let _ = std::fs::remove_dir_all(&out);
+                }
+            }
+        }
+        if let Some((o, _)) = reference {
+            let _ = std::fs::remove_dir_all(o);
+        }
+    }
+}
+
+#[test]
+fn every_placement_runs_on_every_topology_and_conserves_bytes() {
+    let cases: &[(&str, &[&[&str]])] = &[
+        (
+            "tiny-fattree.toml",
+            &[
+                &["--set", "burst_buffer.placement=none"],
+                &["--set", "burst_buffer.placement=node-local"],
+                &["--set", "burst_buffer.placement=grouped"],
+                &[
+                    "--set",
+                    "burst_buffer.placement=global",
+                    "--set",
+                    "burst_buffer.servers=4",
+                    "--set",
+                    "network.nodes=12",
+                    "--set",
+                    "jobs.1.ranks=6",
+                ],
+            ],
+        ),
+        (
+            "tiny-dragonfly.toml",
+            &[
+                &["--set", "burst_buffer.placement=none"],
+                &["--set", "burst_buffer.placement=node-local"],
+                &[
+                    "--set",
+                    "burst_buffer.placement=global",
+                    "--set",
+                    "burst_buffer.servers=4",
+                ],
+                &["--set", "network.routing=minimal"],
+                &["--set", "network.routing=valiant"],
+            ],
+        ),
+        (
+            "tiny-torus.toml",
+            &[&["--set", "burst_buffer.placement=grouped"], &[]],
+        ),
+        (
+            "tiny-aries.toml",
+            &[&["--set", "network.routing=minimal"], &[]],
+        ),
+    ];
+    for (scn, variants) in cases {
+        for (i, v) in variants.iter().enumerate() {
+            let out = scratch(&format!("place-{scn}-{i}"));
+            let s = run_scenario(&data(scn), &out, v);
+            assert_eq!(
+                s["conservation"]["holds"], true,
+                "{scn} {v:?}: {}",
+                s["conservation"]
+            );
+            for j in s["jobs"].as_array().expect("jobs") {
+                assert!(
+                    j["end_s"].as_f64().is_some(),
+                    "{scn} {v:?}: job did not finish: {j}"
+                );
+                assert!(j["bytes_written"].as_u64().expect("u64") > 0);
+            }
+            let placement = s["scenario"]["burst_buffer"]["placement"]
+                .as_str()
+                .expect("str")
+                .to_string();
+            let hops = s["jobs"][0]["avg_hops"].as_f64().expect("f64");
+            if placement == "node-local" {
+                assert_eq!(
+                    hops, 0.0,
+                    "{scn}: node-local I/O must not touch the network"
+                );
+                assert_eq!(
+                    s["conservation"]["node_local"],
+                    s["conservation"]["written"]
+                );
+            } else {
+                assert!(
+                    hops >= 1.0,
+                    "{scn} {v:?}: remote I/O crosses at least one router"
+                );
+            }
+            let _ = std::fs::remove_dir_all(&out);
+        }
+    }
+}
+
+#[test]
+fn valiant_routes_non_minimally_and_minimal_never_does() {
+    let a = scratch("valiant");
+    let b = scratch("minimal");
+    let sv = run_scenario(
+        &data("tiny-dragonfly.toml"),
+        &a,
+        &["--set", "network.routing=valiant"],
+    );
+    let sm = run_scenario(
+        &data("tiny-dragonfly.toml"),
+        &b,
+        &["--set", "network.routing=minimal"],
+    );
+    let fv = sv["jobs"][0]["nonminimal_fraction"].as_f64().expect("f64");
+    let fm = sm["jobs"][0]["nonminimal_fraction"].as_f64().expect("f64");
+    assert_eq!(fm, 0.0);
+    assert!(fv > 0.3, "valiant non-minimal fraction {fv}");
+    assert!(sv["jobs"][0]["avg_hops"].as_f64() > sm["jobs"][0]["avg_hops"].as_f64());
+    let _ = std::fs::remove_dir_all(a);
+    let _ = std::fs::remove_dir_all(b);
+}
+
+/// Writes a scenario variant with `from` replaced by `to` and returns its path.
+fn variant(name: &str, from: &str, to: &str) -> PathBuf {
+    let text = std::fs::read_to_string(data("tiny-fattree.toml")).expect("fixture");
+    assert!(text.contains(from), "fixture lacks {from}");
+    let dir = scratch(&format!("bad-{name}"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let p = dir.join(format!("{name}.toml"));
+    std::fs::write(&p, text.replacen(from, to, 1)).expect("write");
+    p
+}
+
+#[test]
+fn bad_input_is_a_clear_error_naming_file_line_and_key() {
+    let cases: Vec<(PathBuf, Vec<&str>, Vec<&str>)> = vec![
+        (
+            variant("misspelt", "stripe_count = 2", "stripe_cont = 2"),
+            vec![],
+            vec![
+                "misspelt.toml:19:",
+                "unknown key `stripe_cont`",
+                "did you mean `stripe_count`?",
+            ],
+        ),
+        (
+            variant("wrongtype", "radix = 4", "radix = \"four\""),
+            vec![],
+            vec!["wrongtype.toml:12:", "`network.radix`", "invalid type"],
+        ),
+        (
+            variant("noTopology", "topology = \"fat-tree\"", ""),
+            vec![],
+            vec!["missing field `topology`"],
+        ),
+        (
+            variant(
+                "badunit",
+                "link_bandwidth = \"12.5GB/s\"",
+                "link_bandwidth = \"12.5GB\"",
+            ),
+            vec![],
+            vec!["badunit.toml:13:", "per-second unit"],
+        ),
+        (
+            variant("unitless", "link_latency = \"50ns\"", "link_latency = 50"),
+            vec![],
+            vec!["unitless.toml:14:", "has no unit"],
+        ),
+        (
+            variant(
+                "badvariant",
+                "topology = \"fat-tree\"",
+                "topology = \"fat-tre\"",
+            ),
+            vec![],
+            vec!["unknown value `fat-tre`", "did you mean `fat-tree`?"],
+        ),
+        (
+            variant("stripes", "stripe_count = 2", "stripe_count = 99"),
+            vec![],
+            vec![
+                "`burst_buffer.stripe_count`",
+                "larger than the 8 BB servers",
+            ],
+        ),
+        (
+            variant(
+                "toomany",
+                "ranks = 12\nranks_per_node = 6\nblock_size",
+                "ranks = 600\nranks_per_node = 6\nblock_size",
+            ),
+            vec![],
+            vec!["need", "compute nodes but the machine has 16"],
+        ),
+        (
+            variant("syntax", "[pfs]", "[pfs"),
+            vec![],
+            vec!["syntax.toml:", "invalid TOML"],
+        ),
+        (
+            variant("notapplicable", "levels = 3", "levels = 3\nrows = 4"),
+            vec![],
+            vec![
+                "`network.rows`",
+                "does not apply to topology = \"fat-tree\"",
+            ],
+        ),
+        (
+            variant(
+                "zerobw",
+                "write_bandwidth = \"1.4GB/s\"",
+                "write_bandwidth = \"0GB/s\"",
+            ),
+            vec![],
+            vec![
+                "zerobw.toml:23:",
+                "`burst_buffer.ssd.write_bandwidth`",
+                "> 0",
+            ],
+        ),
+        (
+            data("tiny-fattree.toml"),
+            vec!["--set", "network.radx=8"],
+            vec!["--set network.radx=8", "did you mean `radix`"],
+        ),
+        (
+            data("tiny-fattree.toml"),
+            vec!["--set", "jobs.9.ranks=1"],
+            vec!["out of range"],
+        ),
+        (
+            data("tiny-fattree.toml"),
+            vec!["--set", "nonsense"],
+            vec!["expected `key.path=value`"],
+        ),
+        (
+            data("tiny-fattree.toml"),
+            vec!["--set", "jobs.0.ranks=0"],
+            vec!["--set jobs.0.ranks=0", "at least 1"],
+        ),
+        (
+            PathBuf::from("/nonexistent/dir/scenario.toml"),
+            vec![],
+            vec![
+                "/nonexistent/dir/scenario.toml",
+                "cannot read the scenario file",
+            ],
+        ),
+    ];
+    for (path, extra, expect) in cases {
+        for cmd in ["run", "validate"] {
+            let out = scratch("never-written");
+            let mut args = vec![cmd, path.to_str().expect("utf-8")];
+            args.extend(extra.iter().copied());
+            if cmd == "run" {
+                args.extend(["--quiet", "--out", out.to_str().expect("utf-8")]);
+            }
+            let err = run_err(&args);
+            for e in &expect {
+                assert!(
+                    err.contains(e),
+                    "`bbsim {}`: expected `{e}` in:\n{err}",
+                    args.join(" ")
+                );
+            }
+            assert!(
+                !out.exists(),
+                "a failed run must not create its output directory"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_interrupted_run_leaves_no_partial_outputs() {
+    // A larger variant that runs for several seconds in the test profile.
+    let out = scratch("interrupt");
+    let scn = data("tiny-fattree.toml");
+    let mut child = bin()
+        .args([
+            "run",
+            scn.to_str().expect("utf-8"),
+            "--quiet",
+            "--out",
+            out.to_str().expect("utf-8"),
+            "--set",
+            "jobs.0.block_size=1GiB",
+            "--set",
+            "jobs.0.transfer_size=1MiB",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("starts");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let output = child.wait_with_output().expect("exits");
+    assert!(
+        !output.status.success(),
+        "an interrupted run must exit non-zero"
+    );
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("interrupted"), "{err}");
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        leftovers.is_empty(),
+        "partial outputs left behind: {leftovers:?}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn validate_describes_the_machine() {
+    let out = run_ok(&[
+        "validate",
+        data("tiny-fattree.toml").to_str().expect("utf-8"),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "valid",
+        "compute nodes            16",
+        "routers                  20",
+        "BB servers               8",
+        "PFS I/O nodes            2",
+        "ior",
+        "ckpt",
+    ] {
+        assert!(text.contains(want), "missing `{want}` in:\n{text}");
+    }
+    let out = run_ok(&[
+        "validate",
+        data("tiny-dragonfly.toml").to_str().expect("utf-8"),
+        "--json",
+    ]);
+    let m: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(m["compute_nodes"], 32);
+    assert_eq!(m["routers"], 20);
+    assert_eq!(
+        m["bb_servers"], 8,
+        "one BB server per two routers of 16 with compute nodes"
+    );
+}
+
+#[test]
+fn sweep_runs_the_cartesian_product_and_writes_sweep_csv() {
+    let out = scratch("sweep");
+    run_ok(&[
+        "sweep",
+        data("tiny-fattree.toml").to_str().expect("utf-8"),
+        "--vary",
+        "burst_buffer.placement=node-local,grouped",
+        "--vary",
+        "burst_buffer.ssd.op_overhead=0us,45us",
+        "--jobs",
+        "2",
+        "--quiet",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let csv = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 5, "{csv}");
+    assert!(
+        lines[0].starts_with("run,dir,burst_buffer.placement,burst_buffer.ssd.op_overhead,status")
+    );
+    assert!(lines[1].contains(",node-local,0us,ok,"));
+    assert!(lines[4].contains(",grouped,45us,ok,"));
+    // Each run has its own directory with its own outputs.
+    for l in &lines[1..] {
+        let dir = l.split(',').nth(1).expect("dir");
+        assert!(out.join(dir).join("summary.json").exists(), "{dir}");
+    }
+    // Per-operation overhead makes the job slower (column 8 is job 0's I/O phase).
+    let phase = |i: usize| {
+        lines[i]
+            .split(',')
+            .nth(9)
+            .expect("col")
+            .parse::<f64>()
+            .expect("f64")
+    };
+    assert!(
+        phase(2) > phase(1),
+        "45us overhead must lengthen the I/O phase: {csv}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn help_and_version_are_complete() {
+    let v = run_ok(&["--version"]);
+    assert!(String::from_utf8_lossy(&v.stdout).starts_with("bbsim "));
+    for sub in [
+        vec!["--help"],
+        vec!["run", "--help"],
+        vec!["validate", "--help"],
+        vec!["sweep", "--help"],
+        vec!["trace", "inspect", "--help"],
+        vec!["phold", "--help"],
+    ] {
+        let o = run_ok(&sub);
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("Usage"),
+            "{sub:?}"
+        );
+    }
+}
+
+#[test]
+fn trace_inspect_reports_the_documented_json_fields() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workload/tests/data");
+    let log = std::fs::read_dir(&dir)
+        .expect("fixtures")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().contains("dxt"))
+                && p.extension().is_some_and(|e| e == "darshan")
+        })
+        .expect("a DXT fixture log");
+    let out = run_ok(&[
+        "trace",
+        "inspect",
+        log.to_str().expect("utf-8"),
+        "--format",
+        "json",
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    for k in [
+        "darshan_version",
+        "nprocs",
+        "start_time",
+        "end_time",
+        "modules",
+        "ranks",
+        "dxt",
+    ] {
+        assert!(j.get(k).is_some(), "missing {k}");
+    }
+    let bad = scratch("notalog");
+    std::fs::create_dir_all(&bad).expect("dir");
+    let p = bad.join("x.darshan");
+    std::fs::write(&p, b"definitely not a darshan log").expect("write");
+    let err = run_err(&["trace", "inspect", p.to_str().expect("utf-8")]);
+    assert!(err.contains("x.darshan"), "{err}");
+}
+
+#[test]
+fn phold_prints_committed_events() {
+    let out = run_ok(&["phold", "--nlp", "64", "--end", "20", "--threads", "2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("committed events"), "{text}");
+    let err = run_err(&["phold", "--remote", "1.5"]);
+    assert!(err.contains("--remote"), "{err}");
+}
