@@ -457,7 +457,7 @@ fn an_interrupted_run_leaves_no_partial_outputs() {
     // A larger variant that runs for several seconds in the test profile.
     let out = scratch("interrupt");
     let scn = data("tiny-fattree.toml");
-    let mut child = bin()
+    let child = bin()
         .args([
             "run",
             scn.to_str().expect("utf-8"),
