@@ -1,5 +1,6 @@
 //! `bbsim`: the command-line front end of the burst-buffer simulator.
 
+mod net_cmd;
 mod phold_cmd;
 mod run_cmd;
 mod sweep_cmd;
@@ -26,6 +27,9 @@ enum Command {
     Validate(validate_cmd::ValidateArgs),
     /// Run the cartesian product of varied scenario values and collect sweep.csv.
     Sweep(sweep_cmd::SweepArgs),
+    /// Run synthetic traffic (the scenario's `[traffic]` section) on its network and print
+    /// messages delivered, latency, hops, non-minimal fraction and accepted throughput.
+    Net(net_cmd::NetArgs),
     /// Darshan trace tools.
     #[command(subcommand)]
     Trace(trace_cmd::TraceCommand),
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate_cmd::run(&args),
         Command::Sweep(args) => sweep_cmd::run(&args),
         Command::Trace(c) => trace_cmd::run(&c),
+        Command::Net(args) => net_cmd::run(&args),
         Command::Phold(args) => phold_cmd::run(&args),
     };
     match result {

@@ -640,3 +640,51 @@ fn phold_prints_committed_events() {
     let err = run_err(&["phold", "--remote", "1.5"]);
     assert!(err.contains("--remote"), "{err}");
 }
+
+#[test]
+fn net_runs_synthetic_traffic_and_reports_delivery() {
+    let scn = data("tiny-dragonfly.toml");
+    let s = scn.to_str().expect("utf-8");
+    let out = run_ok(&[
+        "net",
+        s,
+        "--set",
+        "traffic.pattern=dragonfly-worst-case",
+        "--set",
+        "traffic.end=20us",
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let sent = r["messages_sent"].as_u64().expect("u64");
+    assert!(sent > 0);
+    assert_eq!(
+        r["messages_delivered"].as_u64(),
+        Some(sent),
+        "every message is delivered"
+    );
+    assert!(r["avg_hops"].as_f64().expect("f64") >= 1.0);
+    let text = run_ok(&[
+        "net",
+        s,
+        "--set",
+        "traffic.pattern=uniform-random",
+        "--set",
+        "traffic.end=10us",
+    ]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("throughput"));
+    let err = run_err(&["net", s]);
+    assert!(err.contains("[traffic]"), "{err}");
+    let err = run_err(&[
+        "net",
+        s,
+        "--set",
+        "traffic.pattern=hot-spot",
+        "--set",
+        "traffic.hot_spot=999",
+        "--set",
+        "traffic.end=1us",
+    ]);
+    assert!(err.contains("traffic.hot_spot"), "{err}");
+}

@@ -26,8 +26,12 @@ pub struct Scenario {
     /// The parallel file system.
     #[serde(default)]
     pub pfs: PfsSection,
-    /// The jobs (`[[jobs]]`), in submission order.
+    /// The jobs (`[[jobs]]`), in submission order (`bbsim run` needs at least one).
+    #[serde(default)]
     pub jobs: Vec<JobSection>,
+    /// Synthetic network traffic for `bbsim net` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<TrafficSection>,
     /// What to write.
     #[serde(default)]
     pub outputs: OutputsSection,
@@ -669,6 +673,51 @@ fn default_rpn() -> u32 {
 }
 fn default_chunk() -> f64 {
     8.0
+}
+
+/// Synthetic traffic patterns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrafficPattern {
+    /// Every message to a uniformly random other node.
+    UniformRandom,
+    /// A fixed random permutation.
+    RandomPermutation,
+    /// Node `i` to node `i + 1`.
+    NearestNeighbour,
+    /// All nodes to `hot_spot`.
+    HotSpot,
+    /// Every node of dragonfly group `i` to group `i + 1`.
+    DragonflyWorstCase,
+}
+
+/// `[traffic]`: synthetic traffic between compute nodes, run by `bbsim net`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficSection {
+    /// The pattern.
+    pub pattern: TrafficPattern,
+    /// Receiving node of the `hot-spot` pattern.
+    #[serde(default)]
+    pub hot_spot: u32,
+    /// Message size.
+    #[serde(default = "default_msg")]
+    pub message_size: Bytes,
+    /// Time between two messages of one node (0 sends `messages_per_node` at once).
+    #[serde(default = "default_interval")]
+    pub interval: Duration,
+    /// Messages per node (default: until `end`).
+    #[serde(default)]
+    pub messages_per_node: Option<u64>,
+    /// No message is generated at or after this time.
+    pub end: Duration,
+}
+
+fn default_msg() -> Bytes {
+    Bytes(512)
+}
+fn default_interval() -> Duration {
+    Duration(1_000_000)
 }
 
 /// `[outputs]`.

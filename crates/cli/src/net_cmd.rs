@@ -1,0 +1,86 @@
+//! `bbsim net`: synthetic traffic on a scenario's network (its `[traffic]` section).
+
+use crate::run_cmd::scenario_path;
+use bbsim_sim::diag::load;
+use bbsim_sim::machine::build_machine;
+use bbsim_sim::scenario::{Scenario, TrafficPattern};
+use bbsim_topology::traffic::{run_traffic, Pattern, TrafficConfig};
+use std::path::PathBuf;
+
+/// Arguments of `bbsim net`.
+#[derive(clap::Args, Debug)]
+pub struct NetArgs {
+    /// Scenario file with `[network]` and `[traffic]` sections.
+    pub scenario: Option<PathBuf>,
+    /// Worker threads (results are identical for any value).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Override scenario values, e.g. `--set traffic.pattern=hot-spot`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `bbsim net`.
+pub fn run(a: &NetArgs) -> Result<(), String> {
+    if a.threads == 0 {
+        return Err("--threads must be at least 1".into());
+    }
+    let (path, _) = scenario_path(&a.scenario)?;
+    let (s, map): (Scenario, _) = load(&path, &a.set).map_err(|d| d.to_string())?;
+    let t = s.traffic.clone().ok_or_else(|| {
+        map.error_at(
+            "traffic",
+            "`bbsim net` needs a [traffic] section (pattern, message_size, interval, end)",
+        )
+        .to_string()
+    })?;
+    let machine = build_machine(&s, &map).map_err(|d| d.to_string())?;
+    let mut network = machine.network.config().clone();
+    network.extras.clear();
+    if t.message_size.0 == 0 {
+        return Err(map
+            .error_at("traffic.message_size", "must be > 0")
+            .to_string());
+    }
+    if t.pattern == TrafficPattern::HotSpot && t.hot_spot >= machine.compute_nodes {
+        return Err(map
+            .error_at(
+                "traffic.hot_spot",
+                format!(
+                    "node {} does not exist (the machine has {} compute nodes)",
+                    t.hot_spot, machine.compute_nodes
+                ),
+            )
+            .to_string());
+    }
+    let cfg = TrafficConfig {
+        network,
+        pattern: match t.pattern {
+            TrafficPattern::UniformRandom => Pattern::UniformRandom,
+            TrafficPattern::RandomPermutation => Pattern::RandomPermutation,
+            TrafficPattern::NearestNeighbour => Pattern::NearestNeighbour,
+            TrafficPattern::HotSpot => Pattern::HotSpot { target: t.hot_spot },
+            TrafficPattern::DragonflyWorstCase => Pattern::DragonflyWorstCase,
+        },
+        message_bytes: t.message_size.0,
+        interval: t.interval.0,
+        messages_per_node: t.messages_per_node,
+        end: t.end.0,
+        seed: s.simulation.seed,
+        drain: true,
+    };
+    let report = run_traffic(&cfg, a.threads)
+        .map_err(|e| map.error_at("traffic", e.to_string()).to_string())?;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{report}");
+    }
+    Ok(())
+}
