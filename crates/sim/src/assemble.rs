@@ -156,6 +156,9 @@ pub fn assemble(
         lps.push(SimLp::Router(Box::new(r)));
     }
     let stripe = s.burst_buffer.stripe_count;
+    let distance_cache: std::cell::RefCell<
+        std::collections::HashMap<(Option<u32>, Option<u32>), u32>,
+    > = Default::default();
     let n_io = io_endpoints.len().max(1);
     for t in 0..terminals {
         let nic = net
@@ -166,10 +169,16 @@ pub fn assemble(
             let (job, ranks) = owner[t as usize]
                 .take()
                 .map_or((None, Vec::new()), |(j, r)| (Some(j), r));
-            let bb_layout = match machine.placement {
-                Placement::Grouped | Placement::Global => {
+            // Only nodes that run a job issue I/O. Hop distances between terminals depend only
+            // on their routers, so they are memoised by router pair.
+            let bb_layout = match (machine.placement, job) {
+                (Placement::Grouped | Placement::Global, Some(_)) => {
                     let servers = stripe_set(t, &machine.bb_terminals, stripe, |a, b| {
-                        topo.hop_distance(a, b).unwrap_or(u32::MAX)
+                        let key = (topo.router_of(a), topo.router_of(b));
+                        *distance_cache
+                            .borrow_mut()
+                            .entry(key)
+                            .or_insert_with(|| topo.hop_distance(a, b).unwrap_or(u32::MAX))
                     })
                     .map_err(|e| map.error_at(&format!("burst_buffer.{}", e.key), e.message))?;
                     Some(Layout {
