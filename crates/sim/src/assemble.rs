@@ -16,7 +16,12 @@ use bbsim_storage::{BbServer, Endpoint, IoNode, PfsBackend, Ssd};
 use bbsim_topology::network::LpLayout;
 use bbsim_workload::alloc::allocate_workload;
 use bbsim_workload::{CommId, Op, Workload};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::Arc;
+
+/// The routers of two terminals (hop distances depend only on these).
+type RouterPair = (Option<u32>, Option<u32>);
 
 /// Where every job and rank landed.
 #[derive(Clone, Debug)]
@@ -156,9 +161,7 @@ pub fn assemble(
         lps.push(SimLp::Router(Box::new(r)));
     }
     let stripe = s.burst_buffer.stripe_count;
-    let distance_cache: std::cell::RefCell<
-        std::collections::HashMap<(Option<u32>, Option<u32>), u32>,
-    > = Default::default();
+    let distance_cache: RefCell<HashMap<RouterPair, u32>> = RefCell::default();
     let n_io = io_endpoints.len().max(1);
     for t in 0..terminals {
         let nic = net
