@@ -14,7 +14,7 @@ use std::path::Path;
 const SOURCE_KEYS: &[(&str, &[&str])] = &[
     ("preset", &["preset"]),
     ("bytes_per_rank", &["preset", "checkpoint"]),
-    ("compute", &["preset", "checkpoint"]),
+    ("compute", &["preset"]),
     ("phases", &["preset"]),
     ("files_per_rank", &["preset"]),
     ("block_size", &["ior"]),

@@ -627,7 +627,7 @@ pub struct JobSection {
     /// Transfer (request) size.
     #[serde(default)]
     pub transfer_size: Option<Bytes>,
-    /// Compute time before the (first) I/O phase (presets) or between checkpoints.
+    /// Compute time before the (first) I/O phase (presets; checkpoints use `period`).
     #[serde(default)]
     pub compute: Option<Duration>,
     /// I/O phases (S3D, HACC).
