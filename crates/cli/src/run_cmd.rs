@@ -100,12 +100,15 @@ pub fn default_out(path: &Path, builtin: bool, name: &str) -> PathBuf {
     dir.join(format!("{safe}-out"))
 }
 
-/// A lower bound of the simulated end time: the longest rank's start plus compute time.
+/// A lower bound of the simulated end time, for the progress bar: the longest rank's start
+/// plus its compute time, or all bytes moved at the machine's aggregate storage bandwidth,
+/// whichever is later.
 fn estimated_end(l: &Loaded) -> Time {
     if let Some(e) = l.scenario.simulation.end_time {
         return e.0;
     }
-    l.workload
+    let compute = l
+        .workload
         .jobs
         .iter()
         .map(|j| {
@@ -118,8 +121,25 @@ fn estimated_end(l: &Loaded) -> Time {
             j.start_ps + per_rank
         })
         .max()
-        .unwrap_or(0)
-        .max(1)
+        .unwrap_or(0);
+    let m = l.machine_summary();
+    let bytes: u64 = l
+        .workload
+        .jobs
+        .iter()
+        .map(|j| {
+            let t = j.totals();
+            t.bytes_written + t.bytes_read
+        })
+        .sum();
+    let bandwidth = if m.bb_write_bandwidth > 0 {
+        m.bb_write_bandwidth
+    } else {
+        m.pfs_bandwidth
+    }
+    .max(1);
+    let io = (bytes as f64 / bandwidth as f64 * 1e12) as Time;
+    compute.max(io).max(1)
 }
 
 /// Runs one loaded scenario and writes its outputs into `out`. Returns the files written, the
@@ -134,7 +154,7 @@ pub fn run_loaded(
     let progress_bar = if bar {
         let pb = ProgressBar::new(1000);
         pb.set_style(
-            ProgressStyle::with_template("{bar:30} {msg} [{elapsed_precise}, ETA {eta}]")
+            ProgressStyle::with_template("{bar:20} {msg} {elapsed_precise} ETA {eta}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         Some(pb)
@@ -150,13 +170,25 @@ pub fn run_loaded(
                 let stop = Arc::clone(&stop);
                 watcher = Some(std::thread::spawn(move || {
                     let started = Instant::now();
+                    let mut past_estimate = false;
                     while !stop.load(Ordering::Relaxed) {
                         let now = p.now();
-                        let frac = (now as f64 / est as f64).min(0.999);
-                        pb.set_position((frac * 1000.0) as u64);
+                        if now >= est && !past_estimate {
+                            // Past the lower-bound estimate: no honest ETA any more.
+                            past_estimate = true;
+                            pb.set_style(
+                                ProgressStyle::with_template("{spinner} {msg} {elapsed_precise}")
+                                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                            );
+                        }
+                        if !past_estimate {
+                            pb.set_position((now as f64 / est as f64 * 1000.0) as u64);
+                        } else {
+                            pb.tick();
+                        }
                         let rate = p.events() as f64 / started.elapsed().as_secs_f64().max(1e-9);
                         pb.set_message(format!(
-                            "simulated {:.6} s, {:.2} M events/s",
+                            "sim {:.6} s, {:.2} Mev/s",
                             now as f64 / 1e12,
                             rate / 1e6
                         ));
