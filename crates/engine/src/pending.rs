@@ -83,6 +83,8 @@ const RING_SUBDIVISION: u64 = 2;
 /// self-events) go to a small heap merged with the sorted bucket on pop.
 pub struct BucketRing<E> {
     width: Time,
+    /// `width` is `1 << shift`.
+    shift: u32,
     buckets: Vec<Vec<Event<E>>>,
     /// Absolute index (time / width) of the bucket being drained.
     cur: u64,
@@ -100,7 +102,7 @@ pub struct BucketRing<E> {
 impl<E> BucketRing<E> {
     #[inline]
     fn bucket_of(&self, t: Time) -> u64 {
-        t / self.width
+        t >> self.shift
     }
 
     #[inline]
@@ -171,9 +173,13 @@ impl<E> BucketRing<E> {
 
 impl<E: Send> PendingSet<E> for BucketRing<E> {
     fn new(lookahead: Time) -> Self {
-        let width = (lookahead / RING_SUBDIVISION).max(1);
+        // A power of two not above lookahead / RING_SUBDIVISION, so bucketing is a shift.
+        let target = (lookahead / RING_SUBDIVISION).max(1);
+        let shift = 63 - target.leading_zeros();
+        let width = 1u64 << shift;
         BucketRing {
             width,
+            shift,
             buckets: (0..RING_BUCKETS).map(|_| Vec::new()).collect(),
             cur: 0,
             current: Vec::new(),
