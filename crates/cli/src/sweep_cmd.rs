@@ -2,6 +2,7 @@
 //! collect the headline metrics in `sweep.csv`.
 
 use crate::run_cmd::{default_out, install_interrupt_handler, run_loaded, scenario_path};
+use bbsim_sim::cost::Cost;
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
 use bbsim_sim::results::Results;
 use bbsim_sim::run::load_scenario;
@@ -102,7 +103,27 @@ fn csv_field(s: &str) -> String {
 struct Row {
     vals: Vec<String>,
     dir: String,
+    cost: Cost,
     outcome: Result<(Results, u64, f64), String>,
+}
+
+/// The I/O phase (s) of job 0 in the run that differs from `row` only by having no burst
+/// buffer, if the sweep has one.
+fn pfs_baseline(rows: &[Row], row: &Row, vars: &[(String, Vec<String>)]) -> Option<f64> {
+    let p = vars
+        .iter()
+        .position(|(k, _)| k == "burst_buffer.placement")?;
+    rows.iter()
+        .find(|r| {
+            r.vals[p] == "none"
+                && r.vals
+                    .iter()
+                    .zip(&row.vals)
+                    .enumerate()
+                    .all(|(i, (a, b))| i == p || a == b)
+        })
+        .and_then(|r| r.outcome.as_ref().ok())
+        .and_then(|(res, _, _)| res.jobs.first().map(|j| j.io_phase_s))
 }
 
 /// `bbsim sweep`.
@@ -164,6 +185,7 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
                     g[i] = Some(Row {
                         vals: combos[i].clone(),
                         dir,
+                        cost: l.cost(),
                         outcome,
                     });
                 }
@@ -191,7 +213,7 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
         csv.push(',');
         csv.push_str(&csv_field(k));
     }
-    csv.push_str(",status,simulated_time_s,events,wall_s");
+    csv.push_str(",status,simulated_time_s,events,wall_s,cost_capital_usd,cost_energy_usd,cost_total_usd,usd_per_gb_per_s,usd_per_tb,job0_speedup_vs_pfs,job0_speedup_per_musd");
     for j in 0..max_jobs {
         for m in [
             "name",
@@ -219,6 +241,23 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
                     ",ok,{:.12},{events},{wall:.3}",
                     res.sim_end as f64 / 1e12
                 ));
+                let c = &r.cost;
+                let opt = |v: Option<f64>| v.map(|x| format!("{x:.2}")).unwrap_or_default();
+                let speedup = pfs_baseline(&rows, r, &vars).and_then(|base| {
+                    let mine = res.jobs.first()?.io_phase_s;
+                    (mine > 0.0).then(|| base / mine)
+                });
+                let per_musd = speedup.and_then(|s| (c.total > 0.0).then(|| s / (c.total / 1e6)));
+                csv.push_str(&format!(
+                    ",{:.2},{:.2},{:.2},{},{},{},{}",
+                    c.capital,
+                    c.energy,
+                    c.total,
+                    opt(c.usd_per_gb_per_s),
+                    opt(c.usd_per_tb),
+                    speedup.map(|x| format!("{x:.4}")).unwrap_or_default(),
+                    per_musd.map(|x| format!("{x:.4}")).unwrap_or_default()
+                ));
                 for j in 0..max_jobs {
                     match res.jobs.get(j) {
                         Some(js) => csv.push_str(&format!(
@@ -237,7 +276,10 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
             }
             Err(e) => {
                 failed += 1;
-                csv.push_str(&format!(",{},,,", csv_field(&format!("failed: {e}"))));
+                csv.push_str(&format!(
+                    ",{},,,,,,,,,,",
+                    csv_field(&format!("failed: {e}"))
+                ));
                 for _ in 0..max_jobs {
                     csv.push_str(",,,,,,,");
                 }

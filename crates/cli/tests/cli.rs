@@ -556,19 +556,73 @@ fn sweep_runs_the_cartesian_product_and_writes_sweep_csv() {
         let dir = l.split(',').nth(1).expect("dir");
         assert!(out.join(dir).join("summary.json").exists(), "{dir}");
     }
-    // Per-operation overhead makes the job slower (column 8 is job 0's I/O phase).
-    let phase = |i: usize| {
-        lines[i]
-            .split(',')
-            .nth(9)
-            .expect("col")
-            .parse::<f64>()
-            .expect("f64")
-    };
+    // Per-operation overhead makes the job slower.
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let field = |i: usize, name: &str| lines[i].split(',').nth(col(name)).expect("col").to_string();
+    let phase = |i: usize| field(i, "job0_io_phase_s").parse::<f64>().expect("f64");
     assert!(
         phase(2) > phase(1),
         "45us overhead must lengthen the I/O phase: {csv}"
     );
+    // Cost columns: node-local buys one SSD per compute node; grouped also buys servers.
+    let total = |i: usize| field(i, "cost_total_usd").parse::<f64>().expect("f64");
+    assert!(
+        total(3) > total(1),
+        "grouped BB servers cost more than node-local SSDs: {csv}"
+    );
+    assert_eq!(
+        field(1, "job0_speedup_vs_pfs"),
+        "",
+        "no PFS-only run in this sweep"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn sweep_reports_speedup_over_pfs_only_per_million_dollars() {
+    let out = scratch("sweep-cost");
+    run_ok(&[
+        "sweep",
+        data("tiny-fattree.toml").to_str().expect("utf-8"),
+        "--vary",
+        "burst_buffer.placement=none,grouped",
+        "--quiet",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--set",
+        "cost.ssd_price=1000",
+    ]);
+    let csv = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
+    let lines: Vec<&str> = csv.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let get = |i: usize, name: &str| lines[i].split(',').nth(col(name)).expect("col").to_string();
+    // The PFS-only run costs nothing extra and is its own baseline (speed-up 1).
+    assert_eq!(get(1, "cost_total_usd"), "0.00");
+    assert_eq!(get(1, "job0_speedup_vs_pfs"), "1.0000");
+    let base: f64 = get(1, "job0_io_phase_s").parse().expect("f64");
+    let bb: f64 = get(2, "job0_io_phase_s").parse().expect("f64");
+    let speedup: f64 = get(2, "job0_speedup_vs_pfs").parse().expect("f64");
+    assert!(
+        (speedup - base / bb).abs() < 1e-3,
+        "{speedup} vs {base}/{bb}"
+    );
+    let total: f64 = get(2, "cost_total_usd").parse().expect("f64");
+    let per: f64 = get(2, "job0_speedup_per_musd").parse().expect("f64");
+    assert!((per - speedup / (total / 1e6)).abs() < 1e-3 * per.max(1.0));
+    // 8 grouped servers with one 1,000-dollar SSD each, plus 25,000 dollars per server.
+    let summary: serde_json::Value = read_json(&out.join(get(2, "dir")).join("summary.json"));
+    assert_eq!(summary["cost"]["ssds"], 8);
+    assert_eq!(summary["cost"]["capital_ssds"], 8000.0);
+    assert_eq!(summary["cost"]["capital_servers"], 200_000.0);
+    let err = run_err(&[
+        "validate",
+        data("tiny-fattree.toml").to_str().expect("utf-8"),
+        "--set",
+        "cost.years=-2",
+    ]);
+    assert!(err.contains("cost.years"), "{err}");
     let _ = std::fs::remove_dir_all(&out);
 }
 

@@ -4,6 +4,7 @@
 //! line overrides, model assembly, metrics and outputs.
 
 pub mod assemble;
+pub mod cost;
 pub mod diag;
 pub mod jobs;
 pub mod machine;

@@ -55,6 +55,10 @@ pub struct Machine {
     pub pfs: PfsConfig,
     /// Placement.
     pub placement: Placement,
+    /// Routers of the same network without burst-buffer servers (for the cost model).
+    pub base_routers: u32,
+    /// Links of the same network without burst-buffer servers.
+    pub base_links: u64,
 }
 
 /// What `bbsim validate` prints about a machine.
@@ -469,6 +473,9 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
             }
         }
     }
+    if let Some(k) = s.cost.invalid_key() {
+        return Err(map.error_at(&format!("cost.{k}"), "must be a number >= 0"));
+    }
     let pfs = &s.pfs;
     if pfs.io_nodes == 0 {
         return Err(map.error_at("pfs.io_nodes", "must be at least 1"));
@@ -503,6 +510,17 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
     cfg.packet_size = packet;
     cfg.buffer_packets = buffer_packets;
     cfg.router_delay = n.router_delay.0;
+    // The same network without BB servers, for the cost of what the placement adds.
+    let mut base_cfg = cfg.clone();
+    base_cfg.extras = extras
+        .iter()
+        .filter(|e| e.name != BB_EXTRA)
+        .cloned()
+        .collect();
+    let base = Network::build(&base_cfg).map_err(|e| net_error(map, e))?;
+    let base_summary = base.topology().summary();
+    let base_routers = base.routers();
+    let base_links = base_summary.router_links + base_summary.terminal_links;
     cfg.extras = extras;
     let network = Network::build(&cfg).map_err(|e| net_error(map, e))?;
     let group = |name: &str| -> Vec<u32> {
@@ -590,6 +608,8 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
         local_ssds: bb.ssds_per_server,
         pfs: pfs_cfg,
         placement: bb.placement,
+        base_routers,
+        base_links,
     })
 }
 

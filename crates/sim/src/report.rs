@@ -4,6 +4,7 @@
 //! which holds wall time and thread counts) are byte-identical for any thread count;
 //! `summary.json`'s `results_digest` is a digest of all of that deterministic content.
 
+use crate::cost::Cost;
 use crate::machine::MachineSummary;
 use crate::output::OutputSet;
 use crate::plot::{bar_svg, timeline_svg, JobTimeline};
@@ -104,6 +105,7 @@ struct Summary<'a> {
     devices: &'a [DeviceRow],
     links: &'a [LinkRow],
     conservation: &'a Conservation,
+    cost: &'a Cost,
     scenario: &'a Scenario,
 }
 
@@ -119,6 +121,7 @@ pub struct Rendered {
 pub fn render(
     scenario: &Scenario,
     machine: &MachineSummary,
+    cost: &Cost,
     r: &Results,
     stats: &RunStats,
     job_names: &[String],
@@ -136,6 +139,7 @@ pub fn render(
         devices: &r.devices,
         links: &r.links,
         conservation: &r.conservation,
+        cost,
         scenario,
     };
     let mut files: Vec<(&'static str, Vec<u8>)> = Vec::new();

@@ -2,6 +2,7 @@
 //! its outputs.
 
 use crate::assemble::{assemble, Placed};
+use crate::cost::{cost, Cost};
 use crate::diag::{load, Diagnostic, SourceMap};
 use crate::jobs::build_workload;
 use crate::machine::{build_machine, Machine, MachineSummary};
@@ -108,6 +109,11 @@ impl Loaded {
         self.machine.summary()
     }
 
+    /// The cost of the machine's burst-buffer design (`[cost]` prices).
+    pub fn cost(&self) -> Cost {
+        cost(&self.scenario.cost, &self.machine)
+    }
+
     /// Job names in job order.
     pub fn job_names(&self) -> Vec<String> {
         self.workload.jobs.iter().map(|j| j.name.clone()).collect()
@@ -145,6 +151,7 @@ impl Loaded {
         render(
             &self.scenario,
             &self.machine_summary(),
+            &self.cost(),
             &f.results,
             &f.stats,
             &self.job_names(),

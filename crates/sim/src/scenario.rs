@@ -35,6 +35,9 @@ pub struct Scenario {
     /// What to write.
     #[serde(default)]
     pub outputs: OutputsSection,
+    /// Unit prices and powers for the cost model.
+    #[serde(default)]
+    pub cost: crate::cost::CostSection,
 }
 
 fn default_name() -> String {
