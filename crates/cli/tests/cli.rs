@@ -420,6 +420,36 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             vec!["--set jobs.0.ranks=0", "at least 1"],
         ),
         (
+            data("tiny-fattree.toml"),
+            vec![
+                "--set",
+                "burst_buffer.drain.policy=threshold",
+                "--set",
+                "burst_buffer.drain.threshold=5",
+            ],
+            vec!["`burst_buffer.drain.threshold`", "must be in [0, 1]"],
+        ),
+        (
+            data("tiny-fattree.toml"),
+            vec!["--set", "simulation.end_time=\"0s\""],
+            vec!["`simulation.end_time`", "must be > 0"],
+        ),
+        (
+            data("tiny-fattree.toml"),
+            vec![
+                "--set",
+                "burst_buffer.ftl.enabled=true",
+                "--set",
+                "burst_buffer.ftl.page_size=16",
+            ],
+            vec!["`burst_buffer.ftl.page_size`", "use a larger page_size"],
+        ),
+        (
+            data("tiny-fattree.toml"),
+            vec!["--set", "cost.years=-1"],
+            vec!["`cost.years`", ">= 0"],
+        ),
+        (
             PathBuf::from("/nonexistent/dir/scenario.toml"),
             vec![],
             vec![

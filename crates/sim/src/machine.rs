@@ -476,6 +476,12 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
     if let Some(k) = s.cost.invalid_key() {
         return Err(map.error_at(&format!("cost.{k}"), "must be a number >= 0"));
     }
+    if s.simulation.end_time.is_some_and(|d| d.0 == 0) {
+        return Err(map.error_at(
+            "simulation.end_time",
+            "must be > 0 (leave it out to run until every job is done)",
+        ));
+    }
     let pfs = &s.pfs;
     if pfs.io_nodes == 0 {
         return Err(map.error_at("pfs.io_nodes", "must be at least 1"));
@@ -535,7 +541,14 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
     let _ = name;
 
     // Storage configurations.
-    let ssd = ssd_config(s, map)?;
+    let devices = match bb.placement {
+        Placement::NodeLocal => u64::from(compute_nodes),
+        Placement::Grouped | Placement::Global => {
+            bb_terminals.len() as u64 * u64::from(bb.ssds_per_server)
+        }
+        Placement::None => 1,
+    };
+    let ssd = ssd_config(s, map, devices.max(1))?;
     let (bb_server, local_ssd) = match bb.placement {
         Placement::None => (None, None),
         Placement::NodeLocal => (None, Some(ssd)),
@@ -623,6 +636,7 @@ fn storage_key(key: &str) -> String {
         "unit" => "stripe_size".into(),
         "threads" => "request_threads".into(),
         "request_latency" => "latency".into(),
+        "drain.policy.fill" | "drain.fill" => "drain.threshold".into(),
         other => other
             .replace("ftl.spare_factor", "ftl.over_provisioning")
             .replace("ftl.gc_free_blocks", "ftl.gc_threshold"),
@@ -643,7 +657,9 @@ fn drain_config(s: &Scenario) -> DrainConfig {
     }
 }
 
-fn ssd_config(s: &Scenario, map: &SourceMap) -> Result<SsdConfig, Diagnostic> {
+/// The SSD configuration; `devices` is the number of SSDs in the design (for the FTL memory
+/// check).
+fn ssd_config(s: &Scenario, map: &SourceMap, devices: u64) -> Result<SsdConfig, Diagnostic> {
     let d = &s.burst_buffer.ssd;
     let f = &s.burst_buffer.ftl;
     let ftl = if f.enabled {
@@ -677,6 +693,23 @@ fn ssd_config(s: &Scenario, map: &SourceMap) -> Result<SsdConfig, Diagnostic> {
     } else {
         None
     };
+    if f.enabled {
+        // The FTL keeps about 8 bytes per mapping unit: refuse designs that cannot fit.
+        let units = d.capacity.0 / f.page_size.0.max(1);
+        let bytes = units.saturating_mul(8).saturating_mul(devices);
+        if bytes > 16 << 30 {
+            return Err(map.error_at(
+                "burst_buffer.ftl.page_size",
+                format!(
+                    "the FTL would need about {} of memory ({} mapping units of {} per SSD, {} SSDs); use a larger page_size",
+                    crate::units::human_bytes(bytes),
+                    units,
+                    format_bytes(f.page_size.0),
+                    devices
+                ),
+            ));
+        }
+    }
     let cfg = SsdConfig {
         capacity: d.capacity.0,
         read_bandwidth: d.read_bandwidth.0,
