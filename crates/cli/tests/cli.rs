@@ -772,3 +772,46 @@ fn net_runs_synthetic_traffic_and_reports_delivery() {
     ]);
     assert!(err.contains("traffic.hot_spot"), "{err}");
 }
+
+#[test]
+fn node_local_validation_matches_the_closed_form() {
+    // scenarios/study/node-local-validation.toml: 16 nodes x 6 ranks x 1 GiB to node-local SSDs
+    // at 2.1 GB/s write and 3.2 GB/s read: 6 GiB per node per phase.
+    let scn = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/study/node-local-validation.toml");
+    let out = scratch("nlv");
+    run_scenario(&scn, &out, &[]);
+    let text = std::fs::read_to_string(out.join("timeline.csv")).expect("timeline");
+    let mut phase = BTreeMap::new();
+    for l in text.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        let (s, e): (f64, f64) = (f[7].parse().expect("s"), f[8].parse().expect("e"));
+        let p = phase
+            .entry(f[3].to_string())
+            .or_insert((f64::MAX, 0.0f64, 0u64));
+        p.0 = p.0.min(s);
+        p.1 = p.1.max(e);
+        p.2 += f[6].parse::<u64>().expect("bytes");
+    }
+    let per_node = 6.0 * (1u64 << 30) as f64;
+    let (ws, we, wb) = phase["write"];
+    let (rs, re, rb) = phase["read"];
+    assert!(
+        ((we - ws) - per_node / 2.1e9).abs() < 1e-9,
+        "write phase {}",
+        we - ws
+    );
+    assert!(
+        ((re - rs) - per_node / 3.2e9).abs() < 1e-9,
+        "read phase {}",
+        re - rs
+    );
+    assert_eq!(wb, 96 << 30);
+    assert_eq!(rb, 96 << 30);
+    let aggregate = wb as f64 / (we - ws);
+    assert!(
+        (aggregate - 16.0 * 2.1e9).abs() < 1e3,
+        "aggregate write bandwidth {aggregate}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
