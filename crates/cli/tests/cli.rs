@@ -796,13 +796,14 @@ fn node_local_validation_matches_the_closed_form() {
     let per_node = 6.0 * (1u64 << 30) as f64;
     let (ws, we, wb) = phase["write"];
     let (rs, re, rb) = phase["read"];
+    // Each operation rounds up to a whole picosecond: allow 1 us over thousands of them.
     assert!(
-        ((we - ws) - per_node / 2.1e9).abs() < 1e-9,
+        ((we - ws) - per_node / 2.1e9).abs() < 1e-6,
         "write phase {}",
         we - ws
     );
     assert!(
-        ((re - rs) - per_node / 3.2e9).abs() < 1e-9,
+        ((re - rs) - per_node / 3.2e9).abs() < 1e-6,
         "read phase {}",
         re - rs
     );
