@@ -52,6 +52,8 @@ enum Pending {
     Heap,
     /// Lazily sorted bucket ring.
     Ring,
+    /// Window-specialised set (sorted once per lookahead window).
+    Window,
 }
 
 /// Sequential event orders.
@@ -84,6 +86,7 @@ pub fn run(a: &PholdArgs) -> Result<(), String> {
     let pending = match a.pending {
         Pending::Heap => PendingKind::Heap,
         Pending::Ring => PendingKind::Ring,
+        Pending::Window => PendingKind::Window,
     };
     let mut sim = params.build(PartitionSpec::Contiguous {
         clusters: a.clusters,

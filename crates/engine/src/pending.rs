@@ -14,9 +14,12 @@ use std::collections::BinaryHeap;
 pub enum PendingKind {
     /// A binary heap ordered by event key.
     Heap,
-    /// A lazily sorted bucket ring (the default; faster on PHOLD, see `docs/performance.md`).
+    /// A lazily sorted bucket ring (the default: fastest on the packet-level network model).
     #[default]
     Ring,
+    /// A window-specialised set: near-future events wait unsorted and are sorted once per
+    /// lookahead window; distant events wait in a heap (fastest on PHOLD).
+    Window,
 }
 
 /// A future event list that pops events in key order.
@@ -66,6 +69,163 @@ impl<E: Send> PendingSet<E> for HeapSet<E> {
     }
     fn len(&self) -> usize {
         self.heap.len()
+    }
+}
+
+/// Sorts events in descending key order: by time alone first (one word to compare), then each
+/// run of equal times by the full key. Same result as sorting by the full key.
+fn sort_descending<E>(v: &mut [Event<E>]) {
+    v.sort_unstable_by_key(|e| Reverse(e.key.time));
+    fix_ties(v);
+}
+
+/// Sorts each run of equal times (already in place) by the full key, descending.
+fn fix_ties<E>(v: &mut [Event<E>]) {
+    let mut i = 0;
+    while i < v.len() {
+        let t = v[i].key.time;
+        let mut j = i + 1;
+        while j < v.len() && v[j].key.time == t {
+            j += 1;
+        }
+        if j - i > 1 {
+            v[i..j].sort_unstable_by_key(|e| Reverse(e.key));
+        }
+        i = j;
+    }
+}
+
+/// Lookahead windows covered by the unsorted near-future list of a [`WindowSet`].
+const WINDOW_SPAN: u64 = 4;
+
+/// A pending-event set specialised for lookahead windows.
+///
+/// Events below the current horizon are in `current` (sorted, popped from the back) or, if
+/// they arrived after the sort (intra-window events), in the small `late` heap. Events up to
+/// `WINDOW_SPAN` lookaheads ahead wait unsorted in `near`; when the executor asks for a later
+/// limit, `near` is partitioned and the part below the new horizon is sorted once. Events
+/// further ahead wait in the `far` heap so they are not rescanned every window.
+pub struct WindowSet<E> {
+    horizon: Time,
+    current: Vec<Event<E>>,
+    late: BinaryHeap<Reverse<Event<E>>>,
+    near: Vec<Event<E>>,
+    near_min: Time,
+    near_limit: Time,
+    far: BinaryHeap<Reverse<Event<E>>>,
+    span: Time,
+    len: usize,
+}
+
+impl<E> WindowSet<E> {
+    /// Moves everything below `limit` into the sorted run (which is empty when this is called).
+    fn refill(&mut self, limit: Time) {
+        if self.near_limit < limit.saturating_add(self.span) {
+            self.near_limit = limit.saturating_add(self.span);
+            while let Some(Reverse(ev)) = self.far.peek() {
+                if ev.time() >= self.near_limit {
+                    break;
+                }
+                if let Some(Reverse(ev)) = self.far.pop() {
+                    self.near_min = self.near_min.min(ev.time());
+                    self.near.push(ev);
+                }
+            }
+        }
+        self.horizon = limit;
+        if self.near_min >= limit {
+            return;
+        }
+        let mut min = Time::MAX;
+        let mut i = 0;
+        while i < self.near.len() {
+            let t = self.near[i].time();
+            if t < limit {
+                self.current.push(self.near.swap_remove(i));
+            } else {
+                min = min.min(t);
+                i += 1;
+            }
+        }
+        self.near_min = min;
+        sort_descending(&mut self.current);
+    }
+}
+
+impl<E: Send> PendingSet<E> for WindowSet<E> {
+    fn new(lookahead: Time) -> Self {
+        WindowSet {
+            horizon: 0,
+            current: Vec::new(),
+            late: BinaryHeap::new(),
+            near: Vec::new(),
+            near_min: Time::MAX,
+            near_limit: 0,
+            far: BinaryHeap::new(),
+            span: lookahead.max(1).saturating_mul(WINDOW_SPAN),
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, ev: Event<E>) {
+        self.len += 1;
+        let t = ev.time();
+        if t < self.horizon {
+            self.late.push(Reverse(ev));
+        } else if t < self.near_limit {
+            self.near_min = self.near_min.min(t);
+            self.near.push(ev);
+        } else {
+            self.far.push(Reverse(ev));
+        }
+    }
+
+    #[inline]
+    fn pop_before(&mut self, limit: Time) -> Option<Event<E>> {
+        loop {
+            let from_late = match (self.current.last(), self.late.peek()) {
+                (None, None) => {
+                    if limit <= self.horizon || self.len == 0 {
+                        return None;
+                    }
+                    self.refill(limit);
+                    if self.current.is_empty() {
+                        return None;
+                    }
+                    continue;
+                }
+                (Some(_), None) => false,
+                (None, Some(_)) => true,
+                (Some(c), Some(Reverse(l))) => l.key < c.key,
+            };
+            let t = if from_late {
+                self.late.peek().map(|r| r.0.time())
+            } else {
+                self.current.last().map(Event::time)
+            };
+            if t.is_some_and(|t| t < limit) {
+                self.len -= 1;
+                return if from_late {
+                    self.late.pop().map(|r| r.0)
+                } else {
+                    self.current.pop()
+                };
+            }
+            return None;
+        }
+    }
+
+    fn next_time(&mut self) -> Option<Time> {
+        let a = self.current.last().map(Event::time);
+        let b = self.late.peek().map(|r| r.0.time());
+        let c = (self.near_min < Time::MAX).then_some(self.near_min);
+        let d = self.far.peek().map(|r| r.0.time());
+        [a, b, c, d].into_iter().flatten().min()
+    }
+
+    fn len(&self) -> usize {
+        self.len
     }
 }
 
@@ -305,6 +465,8 @@ mod tests {
     fn heap_and_ring_agree_exactly() {
         for la in [1, 16, 1000, 1_000_000] {
             let a = random_workout::<HeapSet<u32>>(la);
+            let w = random_workout::<WindowSet<u32>>(la);
+            assert_eq!(a, w, "window set, lookahead {la}");
             let b = random_workout::<BucketRing<u32>>(la);
             let first_diff = a.iter().zip(&b).position(|(x, y)| x != y);
             assert_eq!(

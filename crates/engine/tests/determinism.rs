@@ -12,7 +12,7 @@ use bbsim_engine::{
 fn executors() -> Vec<(String, Box<dyn Fn() -> AnyExec>)> {
     let mut v: Vec<(String, Box<dyn Fn() -> AnyExec>)> = Vec::new();
     for order in [SequentialOrder::Global, SequentialOrder::Windowed] {
-        for pending in [PendingKind::Heap, PendingKind::Ring] {
+        for pending in [PendingKind::Heap, PendingKind::Ring, PendingKind::Window] {
             v.push((
                 format!("sequential/{order:?}/{pending:?}"),
                 Box::new(move || AnyExec::Seq(Sequential { pending, order })),
@@ -20,7 +20,7 @@ fn executors() -> Vec<(String, Box<dyn Fn() -> AnyExec>)> {
         }
     }
     for threads in 1..=4 {
-        for pending in [PendingKind::Heap, PendingKind::Ring] {
+        for pending in [PendingKind::Heap, PendingKind::Ring, PendingKind::Window] {
             v.push((
                 format!("parallel/{threads}/{pending:?}"),
                 Box::new(move || AnyExec::Par(Parallel { threads, pending })),

@@ -13,7 +13,7 @@ use super::Failure;
 use crate::error::EngineError;
 use crate::event::Event;
 use crate::lp::{LogicalProcess, LpSlot};
-use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet};
+use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
 use crate::sim::{dispatch, Channels, Executor, RunInput};
 use crate::stats::{Progress, RunStats, StopReason, ThreadStats};
 use crate::time::Time;
@@ -46,6 +46,7 @@ impl Executor for Parallel {
         match self.pending {
             PendingKind::Heap => run::<L, HeapSet<L::Event>>(self.threads, input),
             PendingKind::Ring => run::<L, BucketRing<L::Event>>(self.threads, input),
+            PendingKind::Window => run::<L, WindowSet<L::Event>>(self.threads, input),
         }
     }
 }

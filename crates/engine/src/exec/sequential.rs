@@ -4,7 +4,7 @@
 use super::Failure;
 use crate::error::EngineError;
 use crate::lp::LogicalProcess;
-use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet};
+use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
 use crate::sim::{dispatch, Executor, RunInput};
 use crate::stats::{RunStats, StopReason, ThreadStats};
 use crate::time::Time;
@@ -55,6 +55,10 @@ impl Executor for Sequential {
             }
             (SequentialOrder::Windowed, PendingKind::Ring) => {
                 super::parallel::run::<L, BucketRing<L::Event>>(1, input)
+            }
+            (SequentialOrder::Global, PendingKind::Window) => run::<L, WindowSet<L::Event>>(input),
+            (SequentialOrder::Windowed, PendingKind::Window) => {
+                super::parallel::run::<L, WindowSet<L::Event>>(1, input)
             }
         }
     }
