@@ -43,7 +43,7 @@ fn bench_executor<X: Executor>(c: &mut Criterion, group: &str, name: &str, x: X)
 }
 
 fn phold(c: &mut Criterion) {
-    for pending in [PendingKind::Ring, PendingKind::Heap] {
+    for pending in [PendingKind::Ring, PendingKind::Heap, PendingKind::Window] {
         for order in [SequentialOrder::Windowed, SequentialOrder::Global] {
             bench_executor(
                 c,
