@@ -113,68 +113,55 @@ fn base_job(
                     ));
                 }
             };
-            match &mut app {
-                App::Gtc(p) => {
+            // Parameters every study application takes.
+            macro_rules! common {
+                ($p:expr) => {{
+                    let p = $p;
                     p.ranks = ranks.unwrap_or(p.ranks);
                     p.ranks_per_node = rpn;
                     p.bytes_per_rank = j.bytes_per_rank.map_or(p.bytes_per_rank, |b| b.0);
                     p.compute_ps = j.compute.map_or(p.compute_ps, |d| d.0);
                     p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
+                }};
+            }
+            let only_lammps = "only LAMMPS takes files_per_rank";
+            let one_phase = "this application has one write phase";
+            match &mut app {
+                App::Gtc(p) => {
+                    common!(&mut *p);
                     p.seed = seed ^ idx as u64;
-                    reject(
-                        map,
-                        &key("phases"),
-                        j.phases.is_some(),
-                        "GTC has one write phase",
-                    )?;
+                    reject(map, &key("phases"), j.phases.is_some(), one_phase)?;
                     reject(
                         map,
                         &key("files_per_rank"),
                         j.files_per_rank.is_some(),
-                        "only LAMMPS takes files_per_rank",
+                        only_lammps,
                     )?;
                 }
                 App::Lammps(p) => {
-                    p.ranks = ranks.unwrap_or(p.ranks);
-                    p.ranks_per_node = rpn;
-                    p.bytes_per_rank = j.bytes_per_rank.map_or(p.bytes_per_rank, |b| b.0);
-                    p.compute_ps = j.compute.map_or(p.compute_ps, |d| d.0);
-                    p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
+                    common!(&mut *p);
                     p.files_per_rank = j.files_per_rank.unwrap_or(p.files_per_rank);
-                    reject(
-                        map,
-                        &key("phases"),
-                        j.phases.is_some(),
-                        "LAMMPS has one write phase",
-                    )?;
+                    reject(map, &key("phases"), j.phases.is_some(), one_phase)?;
                 }
                 App::S3d(p) => {
-                    p.ranks = ranks.unwrap_or(p.ranks);
-                    p.ranks_per_node = rpn;
-                    p.bytes_per_rank = j.bytes_per_rank.map_or(p.bytes_per_rank, |b| b.0);
-                    p.compute_ps = j.compute.map_or(p.compute_ps, |d| d.0);
-                    p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
+                    common!(&mut *p);
                     p.phases = j.phases.unwrap_or(p.phases);
                     reject(
                         map,
                         &key("files_per_rank"),
                         j.files_per_rank.is_some(),
-                        "only LAMMPS takes files_per_rank",
+                        only_lammps,
                     )?;
                 }
                 App::Hacc(p) => {
-                    p.ranks = ranks.unwrap_or(p.ranks);
-                    p.ranks_per_node = rpn;
-                    p.bytes_per_rank = j.bytes_per_rank.map_or(p.bytes_per_rank, |b| b.0);
-                    p.compute_ps = j.compute.map_or(p.compute_ps, |d| d.0);
-                    p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
+                    common!(&mut *p);
                     p.phases = j.phases.unwrap_or(p.phases);
                     p.seed = seed ^ idx as u64;
                     reject(
                         map,
                         &key("files_per_rank"),
                         j.files_per_rank.is_some(),
-                        "only LAMMPS takes files_per_rank",
+                        only_lammps,
                     )?;
                 }
                 App::Ior(_) | App::Checkpoint(_) => {}
