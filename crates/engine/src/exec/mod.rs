@@ -4,7 +4,7 @@ mod barrier;
 mod parallel;
 mod sequential;
 
-pub use barrier::{SpinBarrier, WindowReduction};
+pub use barrier::{Poisoned, SpinBarrier, WindowReduction};
 pub use parallel::Parallel;
 pub use sequential::{Sequential, SequentialOrder};
 
