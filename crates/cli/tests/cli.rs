@@ -816,3 +816,60 @@ fn node_local_validation_matches_the_closed_form() {
     );
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn a_two_job_chain_takes_the_sum_of_its_parts() {
+    // Node-local I/O: the two jobs cannot interfere, so each job's run time is the same alone,
+    // side by side, or chained. The chain adds the dependency hand-off: the parent's
+    // controller tells the child's (1 us), which starts the child's nodes (1 us).
+    let scn = data("tiny-fattree.toml");
+    let common = [
+        "--set",
+        "burst_buffer.placement=node-local",
+        "--set",
+        "burst_buffer.stripe_count=1",
+    ];
+    let side = scratch("side-by-side");
+    let s1 = run_scenario(&scn, &side, &common);
+    let chain = scratch("chain");
+    let mut args = common.to_vec();
+    args.extend(["--set", "jobs.1.after=[\"ior\"]"]);
+    let s2 = run_scenario(&scn, &chain, &args);
+    let run_time =
+        |s: &serde_json::Value, j: usize| s["jobs"][j]["run_time_s"].as_f64().expect("run time");
+    for j in 0..2 {
+        assert!(
+            (run_time(&s1, j) - run_time(&s2, j)).abs() < 1e-12,
+            "job {j} run time changed"
+        );
+    }
+    let makespan = s2["makespan_s"].as_f64().expect("makespan");
+    let parts = run_time(&s1, 0) + run_time(&s1, 1);
+    assert!(
+        (makespan - (parts + 2e-6)).abs() < 1e-12,
+        "makespan {makespan} vs parts {parts} + 2 us"
+    );
+    // The child starts only after its parent has finished.
+    assert!(s2["jobs"][1]["start_s"].as_f64() > s2["jobs"][0]["end_s"].as_f64());
+    // Side by side, the makespan is the longer job.
+    let longest = run_time(&s1, 0).max(run_time(&s1, 1));
+    assert!((s1["makespan_s"].as_f64().expect("makespan") - longest).abs() < 1e-12);
+    for (bad, want) in [
+        ("jobs.1.after=[\"iorr\"]", "did you mean `ior`?"),
+        ("jobs.1.after=[\"ckpt\"]", "cannot wait for itself"),
+    ] {
+        let err = run_err(&["validate", scn.to_str().expect("utf-8"), "--set", bad]);
+        assert!(err.contains(want), "{err}");
+    }
+    let err = run_err(&[
+        "validate",
+        scn.to_str().expect("utf-8"),
+        "--set",
+        "jobs.1.after=[\"ior\"]",
+        "--set",
+        "jobs.0.after=[\"ckpt\"]",
+    ]);
+    assert!(err.contains("dependency cycle"), "{err}");
+    let _ = std::fs::remove_dir_all(side);
+    let _ = std::fs::remove_dir_all(chain);
+}

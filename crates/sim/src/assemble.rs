@@ -112,6 +112,8 @@ pub fn assemble(
             map.error_at(&format!("jobs[{idx}].allocation"), msg)
         })?;
 
+    let parents = crate::jobs::job_parents(s, map, &workload)?;
+
     // LP ids.
     let layout = LpLayout::routers_then_terminals(routers, terminals);
     let host_lp = |t: u32| layout.terminals[t as usize];
@@ -144,6 +146,7 @@ pub fn assemble(
         file_extent,
         local_capacity: machine.local_ssd.as_ref().map_or(0, |c| c.capacity),
         bb_lps: bb_lps.clone(),
+        has_parents: parents.iter().map(|p| !p.is_empty()).collect(),
     });
 
     // Which job and ranks each node hosts.
@@ -245,13 +248,15 @@ pub fn assemble(
             lpids.dedup();
             comm_nodes.push(lpids);
         }
-        lps.push(SimLp::Job(Box::new(JobCtl::new(
-            j as u32,
-            job.ranks(),
-            sizes,
-            comm_nodes,
-            bb_lps.clone(),
-        ))));
+        let children: Vec<LpId> = (0..workload.jobs.len())
+            .filter(|&c| parents[c].contains(&j))
+            .map(|c| jobctl[c])
+            .collect();
+        let job_nodes: Vec<LpId> = comm_nodes.first().cloned().unwrap_or_default();
+        lps.push(SimLp::Job(Box::new(
+            JobCtl::new(j as u32, job.ranks(), sizes, comm_nodes, bb_lps.clone())
+                .with_dependencies(parents[j].len() as u32, children, job_nodes, job.start_ps),
+        )));
     }
 
     let mut table = LookaheadTable::with_classes(CLASS_NAMES);
@@ -259,6 +264,7 @@ pub fn assemble(
     table.declare_both(IO, PFS, PFS_FORWARD_LATENCY);
     table.declare_both(NODE, CTL, CTL_LATENCY);
     table.declare(CTL, BB, CTL_LATENCY);
+    table.declare(CTL, CTL, CTL_LATENCY);
     let end: Time = s.simulation.end_time.map_or(Time::MAX, |d| d.0);
     let sim = Simulation::new(
         lps,

@@ -389,3 +389,54 @@ pub fn build_workload(
     }
     Ok(Workload::new(jobs))
 }
+
+/// The parents of every job (indices), from the jobs' `after` lists. Unknown names, a job
+/// waiting for itself and cycles are errors naming the key.
+pub fn job_parents(
+    s: &Scenario,
+    map: &SourceMap,
+    w: &Workload,
+) -> Result<Vec<Vec<usize>>, Diagnostic> {
+    let names: Vec<&str> = w.jobs.iter().map(|j| j.name.as_str()).collect();
+    let mut parents = Vec::with_capacity(s.jobs.len());
+    for (i, j) in s.jobs.iter().enumerate() {
+        let mut ps = Vec::new();
+        for (k, name) in j.after.iter().enumerate() {
+            let key = format!("jobs[{i}].after[{k}]");
+            let Some(p) = names.iter().position(|n| n == name) else {
+                let hint = crate::diag::suggest(name, names.iter().copied())
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                return Err(map.error_at(&key, format!("no job is named `{name}`{hint}")));
+            };
+            if p == i {
+                return Err(map.error_at(&key, format!("job `{name}` cannot wait for itself")));
+            }
+            if !ps.contains(&p) {
+                ps.push(p);
+            }
+        }
+        parents.push(ps);
+    }
+    // Cycle check: repeatedly remove jobs whose parents are all removed.
+    let mut done = vec![false; parents.len()];
+    loop {
+        let mut progressed = false;
+        for i in 0..parents.len() {
+            if !done[i] && parents[i].iter().all(|&p| done[p]) {
+                done[i] = true;
+                progressed = true;
+            }
+        }
+        if !progressed {
+            break;
+        }
+    }
+    if let Some(i) = done.iter().position(|d| !d) {
+        return Err(map.error_at(
+            &format!("jobs[{i}].after"),
+            format!("job `{}` is part of a dependency cycle", names[i]),
+        ));
+    }
+    Ok(parents)
+}

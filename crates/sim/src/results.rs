@@ -109,8 +109,12 @@ pub struct JobSummary {
     pub avg_hops: f64,
     /// Fraction of the job's storage messages (requests and replies) routed non-minimally.
     pub nonminimal_fraction: f64,
+    /// When the job's ranks started (s): its `start`, or when its last parent finished.
+    pub start_s: Option<f64>,
     /// When the job finished (s), if it did.
     pub end_s: Option<f64>,
+    /// Run time: end minus start (s), if it finished.
+    pub run_time_s: Option<f64>,
     /// Barriers completed.
     pub barriers: u64,
 }
@@ -228,6 +232,8 @@ pub struct Results {
     pub conservation: Conservation,
     /// Simulated time at the end (ps): the last job end or the last event.
     pub sim_end: Time,
+    /// Workflow makespan (ps): first job start to last job end, if every job finished.
+    pub makespan: Option<Time>,
 }
 
 fn percentile(sorted: &[Time], p: f64) -> Time {
@@ -251,6 +257,7 @@ pub fn reduce(
     let mut ranks: Vec<RankRow> = Vec::new();
     let mut job_msgs = vec![(0u64, 0u64); njobs];
     let mut job_ends: Vec<Option<Time>> = vec![None; njobs];
+    let mut job_starts: Vec<Option<Time>> = vec![None; njobs];
     let mut barriers = vec![0u64; njobs];
     let mut devices = Vec::new();
     let mut servers = Vec::new();
@@ -399,6 +406,7 @@ pub fn reduce(
             SimLp::Pfs(p) => pfs = p.totals(),
             SimLp::Job(c) => {
                 job_ends[c.job as usize] = c.end;
+                job_starts[c.job as usize] = c.start;
                 barriers[c.job as usize] = c.barriers;
             }
         }
@@ -479,7 +487,12 @@ pub fn reduce(
             },
             avg_hops,
             nonminimal_fraction: if m > 0 { nm as f64 / m as f64 } else { 0.0 },
+            start_s: job_starts[j].map(secs_f),
             end_s: job_ends[j].map(secs_f),
+            run_time_s: match (job_starts[j], job_ends[j]) {
+                (Some(a), Some(b)) => Some(secs_f(b.saturating_sub(a))),
+                _ => None,
+            },
             barriers: barriers[j],
         });
     }
@@ -521,7 +534,16 @@ pub fn reduce(
         pfs_spilled: pfs.stored_spill,
         holds,
     };
+    let makespan = if job_ends.iter().all(Option::is_some) && job_starts.iter().all(Option::is_some)
+    {
+        let first = job_starts.iter().flatten().copied().min().unwrap_or(0);
+        let last = job_ends.iter().flatten().copied().max().unwrap_or(0);
+        Some(last.saturating_sub(first))
+    } else {
+        None
+    };
     Results {
+        makespan,
         timeline,
         ranks,
         jobs,

@@ -45,6 +45,7 @@ pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Loaded, Diagno
     }
     let base = path.parent().unwrap_or_else(|| Path::new("."));
     let workload = Arc::new(build_workload(&scenario, &map, base)?);
+    crate::jobs::job_parents(&scenario, &map, &workload)?;
     let loaded = Loaded {
         scenario,
         map,

@@ -669,6 +669,10 @@ pub struct JobSection {
     /// Transforms applied in order.
     #[serde(default)]
     pub transforms: Vec<TransformSection>,
+    /// Names of jobs that must finish before this one starts (a workflow DAG). The job then
+    /// starts at its `start` time or when its last parent finishes, whichever is later.
+    #[serde(default)]
+    pub after: Vec<String>,
 }
 
 fn default_rpn() -> u32 {

@@ -20,6 +20,16 @@ pub struct JobCtl {
     notify: Vec<LpId>,
     /// When the last rank finished (ps).
     pub end: Option<Time>,
+    /// When the job's ranks started (ps), once known.
+    pub start: Option<Time>,
+    /// Parents still running.
+    parents_left: u32,
+    /// Controllers of the jobs that wait for this one.
+    children: Vec<LpId>,
+    /// Compute nodes of this job (told to start when the parents are done).
+    nodes: Vec<LpId>,
+    /// Requested start time (ps).
+    start_at: Time,
     /// Barriers completed.
     pub barriers: u64,
 }
@@ -42,8 +52,32 @@ impl JobCtl {
             done: 0,
             notify,
             end: None,
+            start: None,
+            parents_left: 0,
+            children: Vec::new(),
+            nodes: Vec::new(),
+            start_at: 0,
             barriers: 0,
         }
+    }
+
+    /// Makes this job wait for `parents` jobs; when they are done its `nodes` are started at
+    /// `start_at` or later. Without parents the nodes start themselves at `start_at`.
+    pub fn with_dependencies(
+        mut self,
+        parents: u32,
+        children: Vec<LpId>,
+        nodes: Vec<LpId>,
+        start_at: Time,
+    ) -> Self {
+        self.parents_left = parents;
+        self.children = children;
+        self.nodes = nodes;
+        self.start_at = start_at;
+        if parents == 0 {
+            self.start = Some(start_at);
+        }
+        self
     }
 
     /// Handles arrivals and completions.
@@ -79,9 +113,24 @@ impl JobCtl {
                             SimEvent::Ctl(CtlEvent::JobEnd { alloc: self.job }),
                         );
                     }
+                    for &lp in &self.children {
+                        ctx.send(lp, CTL_LATENCY, SimEvent::Ctl(CtlEvent::ParentDone));
+                    }
                 }
             }
-            CtlEvent::Release { .. } | CtlEvent::JobEnd { .. } => {}
+            CtlEvent::ParentDone => {
+                self.parents_left = self.parents_left.saturating_sub(1);
+                if self.parents_left == 0 {
+                    // The nodes hear about it CTL_LATENCY later; start no earlier than asked.
+                    let at = (ctx.now() + CTL_LATENCY).max(self.start_at);
+                    self.start = Some(at);
+                    let delay = at - ctx.now();
+                    for &lp in &self.nodes {
+                        ctx.send(lp, delay, SimEvent::Ctl(CtlEvent::Start));
+                    }
+                }
+            }
+            CtlEvent::Release { .. } | CtlEvent::JobEnd { .. } | CtlEvent::Start => {}
         }
     }
 }

@@ -82,6 +82,11 @@ pub enum CtlEvent {
         /// The job.
         alloc: u32,
     },
+    /// A parent of this controller's job finished (workflow dependency).
+    ParentDone,
+    /// Start the job's ranks on this node (sent by the job controller once its parents are
+    /// done).
+    Start,
 }
 
 /// The events of the whole model.

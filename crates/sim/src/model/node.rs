@@ -112,6 +112,8 @@ pub struct NodeShared {
     pub local_capacity: u64,
     /// BB-server LPs (for file deletions).
     pub bb_lps: Vec<LpId>,
+    /// Whether each job waits for parent jobs (its controller starts it).
+    pub has_parents: Vec<bool>,
 }
 
 /// A compute-node LP.
@@ -211,12 +213,26 @@ impl NodeLp {
         self.local.as_ref()
     }
 
-    /// Schedules every rank's start at the job's start time.
+    /// Schedules every rank's start at the job's start time, unless the job waits for parent
+    /// jobs (then its controller sends `Start`).
     pub fn init(&mut self, ctx: &mut Ctx<'_, SimEvent>) {
         let Some(j) = self.job else { return };
+        if self
+            .shared
+            .has_parents
+            .get(j as usize)
+            .copied()
+            .unwrap_or(false)
+        {
+            return;
+        }
         let start = self.shared.workload.jobs[j as usize].start_ps;
+        self.start_ranks(start, ctx);
+    }
+
+    fn start_ranks(&mut self, delay: Time, ctx: &mut Ctx<'_, SimEvent>) {
         for local in 0..self.ranks.len() as u32 {
-            ctx.send_self(start, SimEvent::Wake { local });
+            ctx.send_self(delay, SimEvent::Wake { local });
         }
     }
 
@@ -272,6 +288,7 @@ impl NodeLp {
                 }
                 self.done_buf = done;
             }
+            SimEvent::Ctl(CtlEvent::Start) => self.start_ranks(0, ctx),
             SimEvent::Ctl(CtlEvent::Release { comm, seq }) => {
                 for local in 0..self.ranks.len() {
                     if self.ranks[local].wait == (Wait::Barrier { comm, seq }) {
