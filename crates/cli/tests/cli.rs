@@ -873,3 +873,46 @@ fn a_two_job_chain_takes_the_sum_of_its_parts() {
     let _ = std::fs::remove_dir_all(side);
     let _ = std::fs::remove_dir_all(chain);
 }
+
+#[test]
+fn job_end_drain_stages_out_exactly_what_the_job_left_in_the_bb() {
+    let out = scratch("stage-out");
+    let s = run_scenario(
+        &data("tiny-fattree.toml"),
+        &out,
+        &[
+            "--set",
+            "burst_buffer.drain.policy=job-end",
+            "--set",
+            "burst_buffer.drain.bandwidth=5GB/s",
+        ],
+    );
+    let c = &s["conservation"];
+    assert_eq!(c["holds"], true, "{c}");
+    let to_bb = c["to_bb"].as_u64().expect("u64");
+    assert!(to_bb > 0);
+    assert_eq!(
+        c["pfs_drained"].as_u64(),
+        Some(to_bb),
+        "everything left in the BB is staged out: {c}"
+    );
+    assert_eq!(c["bb_held"], 0);
+    for srv in s["servers"].as_array().expect("servers") {
+        assert_eq!(srv["drained"], srv["received"], "{srv}");
+    }
+    // The stage-out runs after the jobs end.
+    let last_job_end = s["jobs"]
+        .as_array()
+        .expect("jobs")
+        .iter()
+        .filter_map(|j| j["end_s"].as_f64())
+        .fold(0.0, f64::max);
+    assert!(s["last_activity_s"].as_f64().expect("f64") > last_job_end);
+    // Without a drain the data stays in the BB.
+    let kept = scratch("no-drain");
+    let s = run_scenario(&data("tiny-fattree.toml"), &kept, &[]);
+    assert_eq!(s["conservation"]["pfs_drained"], 0);
+    assert_eq!(s["conservation"]["bb_held"].as_u64(), Some(to_bb));
+    let _ = std::fs::remove_dir_all(out);
+    let _ = std::fs::remove_dir_all(kept);
+}

@@ -234,6 +234,8 @@ pub struct Results {
     pub sim_end: Time,
     /// Workflow makespan (ps): first job start to last job end, if every job finished.
     pub makespan: Option<Time>,
+    /// Time of the last event (ps): includes drains and stage-outs that outlive the jobs.
+    pub last_activity: Time,
 }
 
 fn percentile(sorted: &[Time], p: f64) -> Time {
@@ -544,6 +546,7 @@ pub fn reduce(
     };
     Results {
         makespan,
+        last_activity: last_event,
         timeline,
         ranks,
         jobs,
