@@ -916,3 +916,45 @@ fn job_end_drain_stages_out_exactly_what_the_job_left_in_the_bb() {
     let _ = std::fs::remove_dir_all(out);
     let _ = std::fs::remove_dir_all(kept);
 }
+
+#[test]
+fn a_reservation_never_holds_more_than_its_capacity() {
+    // Job 0 writes 12 ranks x 2 MiB = 24 MiB into a 4 MiB reservation with the spill policy:
+    // exactly 4 MiB stay in the BB and 20 MiB go on to the PFS.
+    let out = scratch("reservation");
+    let s = run_scenario(
+        &data("tiny-fattree.toml"),
+        &out,
+        &[
+            "--set",
+            "burst_buffer.full_policy=spill",
+            "--set",
+            "jobs.0.bb_capacity=4MiB",
+        ],
+    );
+    let c = &s["conservation"];
+    assert_eq!(c["holds"], true, "{c}");
+    assert_eq!(c["pfs_spilled"].as_u64(), Some(20 << 20), "{c}");
+    // Job 1 (24 MiB, no reservation) and job 0's 4 MiB remain.
+    assert_eq!(c["bb_held"].as_u64(), Some((24 << 20) + (4 << 20)), "{c}");
+    let scn = data("tiny-fattree.toml");
+    let scn = scn.to_str().expect("utf-8");
+    let err = run_err(&["validate", scn, "--set", "jobs.0.bb_capacity=1PB"]);
+    assert!(
+        err.contains("jobs[0].bb_capacity") && err.contains("cannot reserve"),
+        "{err}"
+    );
+    let err = run_err(&[
+        "validate",
+        scn,
+        "--set",
+        "burst_buffer.placement=none",
+        "--set",
+        "jobs.0.bb_capacity=1GB",
+    ]);
+    assert!(
+        err.contains("jobs[0].bb_capacity") && err.contains("needs BB servers"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(out);
+}

@@ -159,6 +159,19 @@ pub fn assemble(
         }
     }
 
+    // BB servers (indices) each job's nodes stripe over, for reservations.
+    let mut job_servers: Vec<std::collections::BTreeSet<usize>> =
+        vec![Default::default(); workload.jobs.len()];
+    for (i, j) in s.jobs.iter().enumerate() {
+        if j.bb_capacity.is_some()
+            && !matches!(machine.placement, Placement::Grouped | Placement::Global)
+        {
+            return Err(map.error_at(
+                &format!("jobs[{i}].bb_capacity"),
+                "a reservation needs BB servers: burst_buffer.placement = \"grouped\" or \"global\"",
+            ));
+        }
+    }
     let mut lps: Vec<SimLp> = Vec::with_capacity((routers + terminals + 1) as usize + jobctl.len());
     for r in net.build_routers(&layout, ROUTER) {
         lps.push(SimLp::Router(Box::new(r)));
@@ -187,6 +200,9 @@ pub fn assemble(
                             .or_insert_with(|| topo.hop_distance(a, b).unwrap_or(u32::MAX))
                     })
                     .map_err(|e| map.error_at(&format!("burst_buffer.{}", e.key), e.message))?;
+                    if let Some(j) = job {
+                        job_servers[j as usize].extend(servers.iter().copied());
+                    }
                     Some(Layout {
                         servers,
                         stripe_size: s.burst_buffer.stripe_size.0,
@@ -222,8 +238,21 @@ pub fn assemble(
             .as_ref()
             .filter(|_| machine.bb_terminals.contains(&t))
         {
-            let server = BbServer::new(cfg.clone(), Endpoint(t), io_endpoints.clone())
+            let mut server = BbServer::new(cfg.clone(), Endpoint(t), io_endpoints.clone())
                 .map_err(|e| map.error_at(&format!("burst_buffer.{}", e.key), e.message))?;
+            let index = machine
+                .bb_terminals
+                .iter()
+                .position(|&b| b == t)
+                .unwrap_or(usize::MAX);
+            for (j, servers) in job_servers.iter().enumerate() {
+                if let (Some(cap), true) = (s.jobs[j].bb_capacity, servers.contains(&index)) {
+                    let share = cap.0.div_ceil(servers.len() as u64);
+                    server
+                        .reserve(j as u32, share)
+                        .map_err(|e| map.error_at(&format!("jobs[{j}].bb_capacity"), e.message))?;
+                }
+            }
             lps.push(SimLp::Bb(Box::new(BbHost::new(t, cluster, nic, server))));
         } else {
             let node = IoNode::new(Endpoint(t), backend_lp, &machine.pfs);

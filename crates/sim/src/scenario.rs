@@ -669,6 +669,11 @@ pub struct JobSection {
     /// Transforms applied in order.
     #[serde(default)]
     pub transforms: Vec<TransformSection>,
+    /// Burst-buffer reservation (DataWarp-style): at most this many bytes of the job in the BB
+    /// servers its nodes stripe over, split evenly among them; writes beyond it stall or spill
+    /// as `burst_buffer.full_policy` says. Grouped and global placements only.
+    #[serde(default)]
+    pub bb_capacity: Option<Bytes>,
     /// Names of jobs that must finish before this one starts (a workflow DAG). The job then
     /// starts at its `start` time or when its last parent finishes, whichever is later.
     #[serde(default)]
