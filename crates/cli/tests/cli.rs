@@ -958,3 +958,60 @@ fn a_reservation_never_holds_more_than_its_capacity() {
     );
     let _ = std::fs::remove_dir_all(out);
 }
+
+#[test]
+fn stage_in_delays_the_job_and_fills_its_bb_servers() {
+    let out = scratch("stage-in");
+    let s = run_scenario(
+        &data("tiny-fattree.toml"),
+        &out,
+        &["--set", "jobs.0.stage_in=64MiB"],
+    );
+    let ior = &s["jobs"][0];
+    let stage = ior["stage_in_s"].as_f64().expect("stage-in time");
+    // 64 MiB split over the job's 2 BB servers (stripe_count 2), each moved by its data mover at
+    // the default 1 GB/s drain bandwidth: at least 32 MiB / 1 GB/s, plus PFS latencies.
+    let lower = (32u64 << 20) as f64 / 1e9;
+    assert!(
+        stage >= lower && stage < lower * 1.05,
+        "stage-in took {stage} s (lower bound {lower})"
+    );
+    // The job starts only after the stage-in, and waited for it.
+    let start = ior["start_s"].as_f64().expect("start");
+    assert!(
+        start >= stage,
+        "start {start} before the stage-in ended ({stage})"
+    );
+    assert_eq!(ior["queue_wait_s"].as_f64(), Some(start));
+    // The other job did not wait.
+    assert_eq!(s["jobs"][1]["queue_wait_s"].as_f64(), Some(0.0));
+    assert_eq!(s["jobs"][1]["stage_in_s"], serde_json::Value::Null);
+    // Staged data occupies the servers on top of what the jobs wrote.
+    let occupied: u64 = s["servers"]
+        .as_array()
+        .expect("servers")
+        .iter()
+        .map(|x| x["occupied"].as_u64().expect("u64"))
+        .sum();
+    let received: u64 = s["servers"]
+        .as_array()
+        .expect("servers")
+        .iter()
+        .map(|x| x["received"].as_u64().expect("u64"))
+        .sum();
+    assert_eq!(occupied - received, 64 << 20);
+    assert_eq!(s["conservation"]["holds"], true);
+    let err = run_err(&[
+        "validate",
+        data("tiny-fattree.toml").to_str().expect("utf-8"),
+        "--set",
+        "burst_buffer.placement=node-local",
+        "--set",
+        "jobs.0.stage_in=1GB",
+    ]);
+    assert!(
+        err.contains("jobs[0].stage_in") && err.contains("needs BB servers"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(out);
+}

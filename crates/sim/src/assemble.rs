@@ -146,7 +146,11 @@ pub fn assemble(
         file_extent,
         local_capacity: machine.local_ssd.as_ref().map_or(0, |c| c.capacity),
         bb_lps: bb_lps.clone(),
-        has_parents: parents.iter().map(|p| !p.is_empty()).collect(),
+        has_parents: parents
+            .iter()
+            .zip(&s.jobs)
+            .map(|(p, j)| !p.is_empty() || j.stage_in.is_some_and(|b| b.0 > 0))
+            .collect(),
     });
 
     // Which job and ranks each node hosts.
@@ -163,13 +167,16 @@ pub fn assemble(
     let mut job_servers: Vec<std::collections::BTreeSet<usize>> =
         vec![Default::default(); workload.jobs.len()];
     for (i, j) in s.jobs.iter().enumerate() {
-        if j.bb_capacity.is_some()
-            && !matches!(machine.placement, Placement::Grouped | Placement::Global)
-        {
-            return Err(map.error_at(
-                &format!("jobs[{i}].bb_capacity"),
-                "a reservation needs BB servers: burst_buffer.placement = \"grouped\" or \"global\"",
-            ));
+        for (key, present) in [
+            ("bb_capacity", j.bb_capacity.is_some()),
+            ("stage_in", j.stage_in.is_some()),
+        ] {
+            if present && !matches!(machine.placement, Placement::Grouped | Placement::Global) {
+                return Err(map.error_at(
+                    &format!("jobs[{i}].{key}"),
+                    format!("`{key}` needs BB servers: burst_buffer.placement = \"grouped\" or \"global\""),
+                ));
+            }
         }
     }
     let mut lps: Vec<SimLp> = Vec::with_capacity((routers + terminals + 1) as usize + jobctl.len());
@@ -253,7 +260,13 @@ pub fn assemble(
                         .map_err(|e| map.error_at(&format!("jobs[{j}].bb_capacity"), e.message))?;
                 }
             }
-            lps.push(SimLp::Bb(Box::new(BbHost::new(t, cluster, nic, server))));
+            lps.push(SimLp::Bb(Box::new(BbHost::new(
+                t,
+                cluster,
+                nic,
+                server,
+                jobctl.clone(),
+            ))));
         } else {
             let node = IoNode::new(Endpoint(t), backend_lp, &machine.pfs);
             lps.push(SimLp::Io(Box::new(IoHost::new(t, cluster, nic, node))));
@@ -282,10 +295,17 @@ pub fn assemble(
             .map(|c| jobctl[c])
             .collect();
         let job_nodes: Vec<LpId> = comm_nodes.first().cloned().unwrap_or_default();
-        lps.push(SimLp::Job(Box::new(
-            JobCtl::new(j as u32, job.ranks(), sizes, comm_nodes, bb_lps.clone())
-                .with_dependencies(parents[j].len() as u32, children, job_nodes, job.start_ps),
-        )));
+        let mut ctl = JobCtl::new(j as u32, job.ranks(), sizes, comm_nodes, bb_lps.clone())
+            .with_dependencies(parents[j].len() as u32, children, job_nodes, job.start_ps);
+        if let Some(bytes) = s.jobs[j].stage_in.filter(|b| b.0 > 0) {
+            let servers: Vec<LpId> = job_servers[j]
+                .iter()
+                .filter_map(|&i| bb_lps.get(i).copied())
+                .collect();
+            let each = bytes.0.div_ceil(servers.len().max(1) as u64);
+            ctl = ctl.with_stage_in(servers, each);
+        }
+        lps.push(SimLp::Job(Box::new(ctl)));
     }
 
     let mut table = LookaheadTable::with_classes(CLASS_NAMES);
@@ -294,6 +314,7 @@ pub fn assemble(
     table.declare_both(NODE, CTL, CTL_LATENCY);
     table.declare(CTL, BB, CTL_LATENCY);
     table.declare(CTL, CTL, CTL_LATENCY);
+    table.declare(BB, CTL, CTL_LATENCY);
     let end: Time = s.simulation.end_time.map_or(Time::MAX, |d| d.0);
     let sim = Simulation::new(
         lps,

@@ -115,6 +115,11 @@ pub struct JobSummary {
     pub end_s: Option<f64>,
     /// Run time: end minus start (s), if it finished.
     pub run_time_s: Option<f64>,
+    /// Time from the job's requested start to its actual start (s): waiting for parents and
+    /// stage-in.
+    pub queue_wait_s: Option<f64>,
+    /// Duration of the job's stage-in (s), if it had one.
+    pub stage_in_s: Option<f64>,
     /// Barriers completed.
     pub barriers: u64,
 }
@@ -260,6 +265,7 @@ pub fn reduce(
     let mut job_msgs = vec![(0u64, 0u64); njobs];
     let mut job_ends: Vec<Option<Time>> = vec![None; njobs];
     let mut job_starts: Vec<Option<Time>> = vec![None; njobs];
+    let mut stage_ins: Vec<Option<(Time, Time)>> = vec![None; njobs];
     let mut barriers = vec![0u64; njobs];
     let mut devices = Vec::new();
     let mut servers = Vec::new();
@@ -409,6 +415,7 @@ pub fn reduce(
             SimLp::Job(c) => {
                 job_ends[c.job as usize] = c.end;
                 job_starts[c.job as usize] = c.start;
+                stage_ins[c.job as usize] = c.stage_in;
                 barriers[c.job as usize] = c.barriers;
             }
         }
@@ -495,6 +502,8 @@ pub fn reduce(
                 (Some(a), Some(b)) => Some(secs_f(b.saturating_sub(a))),
                 _ => None,
             },
+            queue_wait_s: job_starts[j].map(|s| secs_f(s.saturating_sub(job.start_ps))),
+            stage_in_s: stage_ins[j].map(|(a, b)| secs_f(b.saturating_sub(a))),
             barriers: barriers[j],
         });
     }

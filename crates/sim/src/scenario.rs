@@ -674,6 +674,10 @@ pub struct JobSection {
     /// as `burst_buffer.full_policy` says. Grouped and global placements only.
     #[serde(default)]
     pub bb_capacity: Option<Bytes>,
+    /// Bytes staged in from the PFS into the job's BB servers (split evenly) before it starts;
+    /// the job starts when every server has its share. Grouped and global placements only.
+    #[serde(default)]
+    pub stage_in: Option<Bytes>,
     /// Names of jobs that must finish before this one starts (a workflow DAG). The job then
     /// starts at its `start` time or when its last parent finishes, whichever is later.
     #[serde(default)]

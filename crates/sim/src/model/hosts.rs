@@ -1,7 +1,7 @@
 //! Hosts of storage servers on the network: BB servers and PFS I/O nodes, each owning a NIC.
 
-use super::{CtlEvent, Payload, SimEvent};
-use bbsim_engine::Ctx;
+use super::{CtlEvent, Payload, SimEvent, CTL_LATENCY};
+use bbsim_engine::{Ctx, LpId};
 use bbsim_storage::{BbAction, BbServer, Endpoint, IoNode, StorageEvent, StorageMsg};
 use bbsim_topology::nic::Nic;
 
@@ -39,11 +39,22 @@ pub struct BbHost {
     actions: Vec<BbAction>,
     /// Requests received per job (request path routing).
     pub per_job: Vec<RouteCount>,
+    /// Job controller LPs (stage-in completions go there).
+    jobctl: Vec<LpId>,
 }
 
+/// Global file id of job `alloc`'s staged-in input (beyond every workload file).
+pub const STAGE_FILE_BASE: u64 = 1 << 62;
+
 impl BbHost {
-    /// A host for `server` behind `nic`.
-    pub fn new(terminal: u32, cluster: u32, nic: Nic<Payload>, server: BbServer) -> Self {
+    /// A host for `server` behind `nic`; `jobctl` are the job controllers.
+    pub fn new(
+        terminal: u32,
+        cluster: u32,
+        nic: Nic<Payload>,
+        server: BbServer,
+        jobctl: Vec<LpId>,
+    ) -> Self {
         BbHost {
             terminal,
             cluster,
@@ -51,6 +62,7 @@ impl BbHost {
             server,
             actions: Vec::new(),
             per_job: Vec::new(),
+            jobctl,
         }
     }
 
@@ -81,13 +93,30 @@ impl BbHost {
             }
             SimEvent::Storage(e) => self.server.handle(e, ctx, &mut out),
             SimEvent::Ctl(CtlEvent::JobEnd { alloc }) => self.server.job_end(alloc, ctx, &mut out),
+            SimEvent::Ctl(CtlEvent::StageIn { alloc, bytes }) => {
+                self.server.stage_in(
+                    alloc,
+                    STAGE_FILE_BASE + u64::from(alloc),
+                    bytes,
+                    alloc,
+                    ctx,
+                    &mut out,
+                );
+            }
             SimEvent::Ctl(_) | SimEvent::Wake { .. } => {}
         }
         for a in out.drain(..) {
-            if let BbAction::Send { to, msg } = a {
-                let bytes = msg.wire_bytes();
-                self.nic
-                    .send_message(ctx, to.0, bytes, Payload::Storage(Box::new(msg)));
+            match a {
+                BbAction::Send { to, msg } => {
+                    let bytes = msg.wire_bytes();
+                    self.nic
+                        .send_message(ctx, to.0, bytes, Payload::Storage(Box::new(msg)));
+                }
+                BbAction::StageInDone { alloc, .. } => {
+                    if let Some(&lp) = self.jobctl.get(alloc as usize) {
+                        ctx.send(lp, CTL_LATENCY, SimEvent::Ctl(CtlEvent::StageInDone));
+                    }
+                }
             }
         }
         self.actions = out;

@@ -30,6 +30,12 @@ pub struct JobCtl {
     nodes: Vec<LpId>,
     /// Requested start time (ps).
     start_at: Time,
+    /// BB-server LPs that stage in the job's input, and the bytes each stages.
+    stage_servers: Vec<LpId>,
+    stage_bytes: u64,
+    stage_left: u32,
+    /// When the stage-in began and ended (ps).
+    pub stage_in: Option<(Time, Time)>,
     /// Barriers completed.
     pub barriers: u64,
 }
@@ -57,7 +63,62 @@ impl JobCtl {
             children: Vec::new(),
             nodes: Vec::new(),
             start_at: 0,
+            stage_servers: Vec::new(),
+            stage_bytes: 0,
+            stage_left: 0,
+            stage_in: None,
             barriers: 0,
+        }
+    }
+
+    /// Stages `bytes_each` into each of `servers` before the job starts.
+    pub fn with_stage_in(mut self, servers: Vec<LpId>, bytes_each: u64) -> Self {
+        self.stage_left = servers.len() as u32;
+        self.stage_servers = servers;
+        self.stage_bytes = bytes_each;
+        if !self.stage_servers.is_empty() {
+            self.start = None;
+        }
+        self
+    }
+
+    /// Whether the controller (not the nodes themselves) starts the job.
+    pub fn controls_start(&self) -> bool {
+        self.parents_left > 0 || !self.stage_servers.is_empty()
+    }
+
+    /// At time 0: a job without parents but with a stage-in starts staging at its start time.
+    pub fn init(&mut self, ctx: &mut Ctx<'_, SimEvent>) {
+        if self.parents_left == 0 && !self.stage_servers.is_empty() {
+            self.release(self.start_at, ctx);
+        }
+    }
+
+    /// The job may go at `at` (its parents are done): stage in first if asked, else start.
+    fn release(&mut self, at: Time, ctx: &mut Ctx<'_, SimEvent>) {
+        let delay = at.saturating_sub(ctx.now());
+        if self.stage_servers.is_empty() {
+            self.start_nodes(at, ctx);
+            return;
+        }
+        self.stage_in = Some((at, at));
+        for &lp in &self.stage_servers {
+            ctx.send(
+                lp,
+                delay.max(CTL_LATENCY),
+                SimEvent::Ctl(CtlEvent::StageIn {
+                    alloc: self.job,
+                    bytes: self.stage_bytes,
+                }),
+            );
+        }
+    }
+
+    fn start_nodes(&mut self, at: Time, ctx: &mut Ctx<'_, SimEvent>) {
+        self.start = Some(at);
+        let delay = at.saturating_sub(ctx.now()).max(CTL_LATENCY);
+        for &lp in &self.nodes {
+            ctx.send(lp, delay, SimEvent::Ctl(CtlEvent::Start));
         }
     }
 
@@ -123,14 +184,23 @@ impl JobCtl {
                 if self.parents_left == 0 {
                     // The nodes hear about it CTL_LATENCY later; start no earlier than asked.
                     let at = (ctx.now() + CTL_LATENCY).max(self.start_at);
-                    self.start = Some(at);
-                    let delay = at - ctx.now();
-                    for &lp in &self.nodes {
-                        ctx.send(lp, delay, SimEvent::Ctl(CtlEvent::Start));
-                    }
+                    self.release(at, ctx);
                 }
             }
-            CtlEvent::Release { .. } | CtlEvent::JobEnd { .. } | CtlEvent::Start => {}
+            CtlEvent::StageInDone => {
+                self.stage_left = self.stage_left.saturating_sub(1);
+                if self.stage_left == 0 {
+                    let now = ctx.now();
+                    if let Some((begin, _)) = self.stage_in {
+                        self.stage_in = Some((begin, now));
+                    }
+                    self.start_nodes(now + CTL_LATENCY, ctx);
+                }
+            }
+            CtlEvent::Release { .. }
+            | CtlEvent::JobEnd { .. }
+            | CtlEvent::Start
+            | CtlEvent::StageIn { .. } => {}
         }
     }
 }

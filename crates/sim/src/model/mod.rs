@@ -84,6 +84,15 @@ pub enum CtlEvent {
     },
     /// A parent of this controller's job finished (workflow dependency).
     ParentDone,
+    /// Stage `bytes` of job `alloc`'s input from the PFS into this BB server.
+    StageIn {
+        /// The job.
+        alloc: u32,
+        /// Bytes for this server.
+        bytes: u64,
+    },
+    /// A BB server finished its share of the job's stage-in.
+    StageInDone,
     /// Start the job's ranks on this node (sent by the job controller once its parents are
     /// done).
     Start,
@@ -143,8 +152,10 @@ impl LogicalProcess for SimLp {
     type Event = SimEvent;
 
     fn init(&mut self, ctx: &mut Ctx<'_, SimEvent>) {
-        if let SimLp::Node(n) = self {
-            n.init(ctx);
+        match self {
+            SimLp::Node(n) => n.init(ctx),
+            SimLp::Job(j) => j.init(ctx),
+            _ => {}
         }
     }
 
