@@ -450,6 +450,19 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             vec!["`cost.years`", ">= 0"],
         ),
         (
+            data("tiny-fattree.toml"),
+            vec![
+                "--set",
+                "burst_buffer.ftl.enabled=true",
+                "--set",
+                "burst_buffer.ssd.capacity=1MiB",
+            ],
+            vec![
+                "`burst_buffer.ssd.capacity`",
+                "smaller than one erase block",
+            ],
+        ),
+        (
             PathBuf::from("/nonexistent/dir/scenario.toml"),
             vec![],
             vec![

@@ -111,7 +111,7 @@ impl FtlConfig {
         if capacity < block_bytes {
             return Err(ConfigError::new(
                 "capacity",
-                format!("({capacity} bytes) is smaller than one erase block ({block_bytes} bytes)"),
+                format!("{capacity} bytes is smaller than one erase block ({block_bytes} bytes)"),
             ));
         }
         let user = capacity / self.page_size;
