@@ -8,7 +8,8 @@
 //! * [`darshan`]: a native reader for Darshan 3.x logs and `trace inspect` summaries.
 //! * [`replay`] and [`reconstruct`]: a Darshan log turned into a job (DXT replay, or
 //!   reconstruction from counters).
-//! * [`synthetic`]: IOR, checkpointing and the study's applications (GTC, LAMMPS, S3D, HACC).
+//! * [`synthetic`]: IOR, checkpointing and the study's applications (GTC, LAMMPS, S3D, HACC);
+//!   a quota-limited SSD user, a small-read analysis and a consumer (analysis) job.
 //! * [`transform`]: weak and strong scaling, repetition, collation, barrier insertion.
 //! * [`alloc`]: node allocation policies and CODES allocation files.
 //! * [`rng`]: the deterministic random number generator used throughout.

@@ -1,45 +1,131 @@
 //! Parameterised synthetic applications.
 //!
-//! Each generator is a parameter struct whose `Default` is the configuration of the
-//! burst-buffer placement study (rank counts and bytes per rank of its Table II) and whose
-//! `job()` builds the [`JobSpec`]. Sizes are bytes (the study's "MB" are 10^6 bytes), times
-//! picoseconds. Generation is deterministic (random choices use the `seed` field).
+//! Each generator is a parameter struct whose `job()` builds the [`JobSpec`]. For the study's
+//! applications (those of [`App`]) `Default` is the configuration of the burst-buffer
+//! placement study (rank counts and bytes per rank of its Table II); [`QuotaUserParams`],
+//! [`SmallReadsParams`] and [`AnalysisParams`] are building blocks for other experiments
+//! (SSD isolation, small-read analysis, consumer jobs) that the simulator wires itself.
+//! Sizes are bytes (the study's "MB" are 10^6 bytes), times picoseconds. Generation is
+//! deterministic (random choices use the `seed` field).
 
+pub mod analysis;
 pub mod checkpoint;
 pub mod gtc;
 pub mod hacc;
 pub mod ior;
 pub mod lammps;
+pub mod quota;
 pub mod s3d;
+pub mod small_reads;
 
+pub use analysis::AnalysisParams;
 pub use checkpoint::CheckpointParams;
 pub use gtc::GtcParams;
 pub use hacc::HaccParams;
 pub use ior::IorParams;
 pub use lammps::LammpsParams;
+pub use quota::QuotaUserParams;
 pub use s3d::S3dParams;
+pub use small_reads::SmallReadsParams;
 
 use crate::op::{FileId, Op};
-use crate::workload::JobSpec;
+use crate::rng::Rng;
+use crate::workload::{JobSpec, RankOps, RankOpsBuilder};
 
 /// One megabyte as the study counts it (10^6 bytes).
 pub const MB: u64 = 1_000_000;
 /// One mebibyte (2^20 bytes).
 pub const MIB: u64 = 1 << 20;
+/// One kibibyte (2^10 bytes).
+pub const KIB: u64 = 1 << 10;
+/// One gibibyte (2^30 bytes).
+pub const GIB: u64 = 1 << 30;
 
-/// Appends writes of `bytes` bytes to `file` starting at `offset`, in transfers of at most
-/// `transfer` bytes (the last one may be shorter).
-pub(crate) fn push_writes(out: &mut Vec<Op>, file: FileId, offset: u64, bytes: u64, transfer: u64) {
+/// Appends `op(offset, size)` for consecutive pieces of at most `transfer` bytes covering
+/// `[offset, offset + bytes)` (the last piece may be shorter; nothing when `bytes` is 0).
+fn push_transfers(
+    out: &mut Vec<Op>,
+    offset: u64,
+    bytes: u64,
+    transfer: u64,
+    op: impl Fn(u64, u64) -> Op,
+) {
     let t = transfer.max(1);
     let mut done = 0;
     while done < bytes {
         let size = t.min(bytes - done);
-        out.push(Op::Write {
-            file,
-            offset: offset + done,
-            size,
-        });
+        out.push(op(offset + done, size));
         done += size;
+    }
+}
+
+/// Appends writes of `bytes` bytes to `file` starting at `offset`, in transfers of at most
+/// `transfer` bytes (the last one may be shorter).
+pub(crate) fn push_writes(out: &mut Vec<Op>, file: FileId, offset: u64, bytes: u64, transfer: u64) {
+    push_transfers(out, offset, bytes, transfer, |offset, size| Op::Write {
+        file,
+        offset,
+        size,
+    });
+}
+
+/// Appends reads of `bytes` bytes of `file` starting at `offset`, in transfers of at most
+/// `transfer` bytes (the last one may be shorter).
+pub(crate) fn push_reads(out: &mut Vec<Op>, file: FileId, offset: u64, bytes: u64, transfer: u64) {
+    push_transfers(out, offset, bytes, transfer, |offset, size| Op::Read {
+        file,
+        offset,
+        size,
+    });
+}
+
+/// Appends a whole file written once: Open, writes of `bytes` bytes from offset 0 in
+/// transfers of at most `transfer` bytes, Close.
+pub(crate) fn push_file_write(out: &mut Vec<Op>, file: FileId, bytes: u64, transfer: u64) {
+    out.push(Op::Open { file });
+    push_writes(out, file, 0, bytes, transfer);
+    out.push(Op::Close { file });
+}
+
+/// The streams of `ranks` ranks, rank `r`'s built by `f(r, ops)` appending to an empty `ops`.
+pub(crate) fn rank_ops(ranks: u32, mut f: impl FnMut(u32, &mut Vec<Op>)) -> RankOps {
+    let mut b = RankOpsBuilder::default();
+    let mut ops = Vec::new();
+    for r in 0..ranks {
+        ops.clear();
+        f(r, &mut ops);
+        b.extend(ops.iter().copied());
+        b.end_rank();
+    }
+    b.finish()
+}
+
+/// `value` scaled by `1 + jitter * u`, `u` uniform in `[-1, 1)`, rounded (`jitter` is clamped
+/// to `[0, 1]`). Always draws one number from `rng`, so the stream does not depend on `jitter`.
+pub(crate) fn jittered(value: u64, jitter: f64, rng: &mut Rng) -> u64 {
+    let u = rng.next_f64() * 2.0 - 1.0;
+    let j = if jitter.is_nan() {
+        0.0
+    } else {
+        jitter.clamp(0.0, 1.0)
+    };
+    (value as f64 * (1.0 + j * u)).round() as u64
+}
+
+/// `Err` naming the first of `fields` (name, value) whose value is 0.
+pub(crate) fn check_nonzero(fields: &[(&str, u64)]) -> Result<(), String> {
+    match fields.iter().find(|&&(_, v)| v == 0) {
+        Some((field, _)) => Err(format!("{field}: must be at least 1")),
+        None => Ok(()),
+    }
+}
+
+/// `Err` naming `field` unless `ok`.
+pub(crate) fn check(ok: bool, field: &str, why: impl FnOnce() -> String) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{field}: {}", why()))
     }
 }
 
