@@ -2,59 +2,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bbsim"))
-}
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bbsim-e2e-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn run_ok(args: &[&str]) -> Output {
-    let out = bin().args(args).output().expect("bbsim starts");
-    assert!(
-        out.status.success(),
-        "bbsim {args:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn run_err(args: &[&str]) -> String {
-    let out = bin().args(args).output().expect("bbsim starts");
-    assert!(!out.status.success(), "bbsim {args:?} should have failed");
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(!err.contains("panicked"), "bbsim {args:?} panicked: {err}");
-    err
-}
-
-fn read_json(p: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(p).expect("summary.json exists"))
-        .expect("valid JSON")
-}
-
-fn run_scenario(scn: &Path, out: &Path, extra: &[&str]) -> serde_json::Value {
-    let mut args = vec![
-        "run",
-        scn.to_str().expect("utf-8 path"),
-        "--quiet",
-        "--out",
-        out.to_str().expect("utf-8"),
-    ];
-    args.extend_from_slice(extra);
-    run_ok(&args);
-    read_json(&out.join("summary.json"))
-}
+mod common;
+use common::*;
 
 /// Sums timeline bytes per (job, rank, op).
 fn timeline_bytes(out: &Path) -> BTreeMap<(String, u32, String), u64> {
@@ -153,7 +104,12 @@ fn without_run(mut v: serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
-    for scn in ["tiny-fattree.toml", "tiny-dragonfly.toml"] {
+    for scn in [
+        "tiny-fattree.toml",
+        "tiny-dragonfly.toml",
+        "tiny-workflow.toml",
+        "tiny-atlas.toml",
+    ] {
         let mut reference: Option<(PathBuf, serde_json::Value)> = None;
         for t in ["1", "2", "3", "4"] {
             let out = scratch(&format!("det-{scn}-{t}"));

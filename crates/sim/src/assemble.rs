@@ -5,19 +5,23 @@
 
 use crate::diag::{Diagnostic, SourceMap};
 use crate::machine::{Machine, PFS_FORWARD_LATENCY};
+use crate::model::files::{CacheSpec, Inputs, JobFiles};
+use crate::model::hosts::STAGE_FILE_BASE;
 use crate::model::node::NodeShared;
 use crate::model::{
-    BbHost, IoHost, JobCtl, NodeLp, SimLp, BB, CLASS_NAMES, CTL, CTL_LATENCY, IO, NODE, PFS, ROUTER,
+    BbHost, IoHost, JobCtl, NodeLp, ResCtl, SimLp, BB, CLASS_NAMES, CTL, CTL_LATENCY, IO, NODE,
+    PFS, ROUTER,
 };
-use crate::scenario::{Placement, Scenario};
+use crate::scenario::{AccessMode, Placement, Scenario};
 use bbsim_engine::{LookaheadTable, LpId, PartitionSpec, SimConfig, Simulation, Time};
+use bbsim_storage::datawarp::{allocate, DataWarpConfig, DwAllocation, DwMode};
 use bbsim_storage::placement::{stripe_set, Layout};
 use bbsim_storage::{BbServer, Endpoint, IoNode, PfsBackend, Ssd};
 use bbsim_topology::network::LpLayout;
 use bbsim_workload::alloc::allocate_workload;
 use bbsim_workload::{CommId, Op, Workload};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// The routers of two terminals (hop distances depend only on these).
@@ -41,6 +45,196 @@ pub struct Placed {
     pub routers: u32,
     /// First global file id of each job.
     pub file_base: Vec<u64>,
+    /// LP id of each persistent reservation's controller.
+    pub resctl: Vec<LpId>,
+    /// BB servers (indices) of each job's DataWarp allocation (empty without one).
+    pub job_dw_servers: Vec<Vec<usize>>,
+    /// BB servers (indices) and granted bytes of each persistent reservation.
+    pub reservations: Vec<(Vec<usize>, u64)>,
+}
+
+/// The persistent reservations' DataWarp allocations, and each job's scratch allocation.
+type DwAllocations = (Vec<Arc<DwAllocation>>, Vec<Option<Arc<DwAllocation>>>);
+
+/// DataWarp allocations of the persistent reservations and of the jobs' scratch
+/// reservations, granted in scenario order (reservations first), each on the next
+/// `ceil(capacity / grain)` servers of a rotating cursor over the BB servers.
+fn datawarp_allocations(
+    s: &Scenario,
+    map: &SourceMap,
+    servers: usize,
+) -> Result<DwAllocations, Diagnostic> {
+    let jobs = s.jobs.len();
+    let Some(grain) = s.burst_buffer.grain else {
+        if !s.reservations.is_empty() {
+            return Err(map.error_at(
+                "reservations",
+                "persistent reservations need DataWarp grains: set burst_buffer.grain",
+            ));
+        }
+        if let Some(i) = s.jobs.iter().position(|j| j.reservation.is_some()) {
+            return Err(map.error_at(
+                &format!("jobs[{i}].reservation"),
+                "`reservation` needs DataWarp grains: set burst_buffer.grain",
+            ));
+        }
+        return Ok((Vec::new(), vec![None; jobs]));
+    };
+    if !matches!(
+        s.burst_buffer.placement,
+        Placement::Grouped | Placement::Global
+    ) {
+        return Err(map.error_at(
+            "burst_buffer.grain",
+            "DataWarp grains need BB servers: placement = \"grouped\" or \"global\"",
+        ));
+    }
+    let cfg = DataWarpConfig {
+        grain: grain.0,
+        stripe_size: s.burst_buffer.stripe_size.0,
+    };
+    let mode = match s.burst_buffer.access_mode {
+        AccessMode::Striped => DwMode::Striped,
+        AccessMode::Private => DwMode::Private,
+    };
+    let mut cursor = 0usize;
+    let mut grant = |cap: u64, key: &str| -> Result<Arc<DwAllocation>, Diagnostic> {
+        let cands: Vec<usize> = (0..servers).map(|i| (cursor + i) % servers).collect();
+        let a = allocate(&cfg, cap, mode, &cands).map_err(|e| {
+            let k = if e.key == "grain" {
+                "burst_buffer.grain".to_string()
+            } else {
+                key.to_string()
+            };
+            map.error_at(&k, e.message)
+        })?;
+        cursor = (cursor + a.servers.len()) % servers.max(1);
+        Ok(Arc::new(a))
+    };
+    let mut res = Vec::with_capacity(s.reservations.len());
+    for (r, sec) in s.reservations.iter().enumerate() {
+        if s.reservations[..r].iter().any(|o| o.name == sec.name) {
+            return Err(map.error_at(
+                &format!("reservations[{r}].name"),
+                format!("two reservations are named `{}`", sec.name),
+            ));
+        }
+        res.push(grant(
+            sec.capacity.0,
+            &format!("reservations[{r}].capacity"),
+        )?);
+    }
+    let mut per_job = Vec::with_capacity(jobs);
+    for (i, j) in s.jobs.iter().enumerate() {
+        if j.reservation.is_some() && j.bb_capacity.is_some() {
+            return Err(map.error_at(
+                &format!("jobs[{i}].bb_capacity"),
+                "a job uses either its own reservation (`bb_capacity`) or a persistent one (`reservation`), not both",
+            ));
+        }
+        per_job.push(match j.bb_capacity {
+            Some(cap) => Some(grant(cap.0, &format!("jobs[{i}].bb_capacity"))?),
+            None => None,
+        });
+    }
+    Ok((res, per_job))
+}
+
+/// Where every job's files live, from the scenario's reservations and `inputs`.
+fn job_files(
+    s: &Scenario,
+    map: &SourceMap,
+    w: &Workload,
+    res: &[Arc<DwAllocation>],
+    scratch: &[Option<Arc<DwAllocation>>],
+) -> Result<Vec<JobFiles>, Diagnostic> {
+    let jobs = s.jobs.len() as u32;
+    let names: Vec<&str> = w.jobs.iter().map(|j| j.name.as_str()).collect();
+    let mut files: Vec<JobFiles> = (0..jobs).map(JobFiles::plain).collect();
+    for (i, j) in s.jobs.iter().enumerate() {
+        let f = &mut files[i];
+        f.uses_bb =
+            s.burst_buffer.grain.is_none() || j.bb_capacity.is_some() || j.reservation.is_some();
+        if let Some(dw) = &scratch[i] {
+            f.dw = Some(Arc::clone(dw));
+        }
+        if let Some(name) = &j.reservation {
+            let Some(r) = s.reservations.iter().position(|r| &r.name == name) else {
+                let hint =
+                    crate::diag::suggest(name, s.reservations.iter().map(|r| r.name.as_str()))
+                        .map(|s| format!("; did you mean `{s}`?"))
+                        .unwrap_or_default();
+                return Err(map.error_at(
+                    &format!("jobs[{i}].reservation"),
+                    format!("no [[reservations]] entry is named `{name}`{hint}"),
+                ));
+            };
+            f.alloc = jobs + r as u32;
+            f.dw = Some(Arc::clone(&res[r]));
+            f.persistent = true;
+        }
+        if let Some(c) = j.read_cache.filter(|c| c.0 > 0) {
+            f.cache = Some(CacheSpec {
+                capacity: c.0,
+                block: j.read_cache_block.0,
+            });
+        }
+    }
+    for (i, j) in s.jobs.iter().enumerate() {
+        let Some(name) = &j.inputs else { continue };
+        let key = format!("jobs[{i}].inputs");
+        let Some(p) = names.iter().position(|n| n == name) else {
+            return Err(map.error_at(&key, format!("no job is named `{name}`")));
+        };
+        if p >= i {
+            return Err(map.error_at(
+                &key,
+                format!("`inputs` must name an earlier job (`{name}` is not before this one)"),
+            ));
+        }
+        let placement = s.burst_buffer.placement;
+        if placement == Placement::NodeLocal {
+            return Err(map.error_at(
+                &key,
+                "another job's files cannot be read from node-local SSDs: use grouped or global BBs, or none (PFS)",
+            ));
+        }
+        if matches!(placement, Placement::Grouped | Placement::Global) {
+            let prod = &files[p];
+            if prod.dw.is_none() && prod.uses_bb {
+                return Err(map.error_at(
+                    &key,
+                    format!("job `{name}` writes through per-node stripe sets that another job cannot find: set burst_buffer.grain and give `{name}` a reservation (`bb_capacity` or `reservation`)"),
+                ));
+            }
+            if s.burst_buffer.access_mode == AccessMode::Private && prod.dw.is_some() {
+                return Err(map.error_at(
+                    &key,
+                    "another job's files cannot be found in a private-mode reservation: use burst_buffer.access_mode = \"striped\"",
+                ));
+            }
+        }
+        files[i].inputs = Some(Inputs {
+            producer: p as u32,
+            count: w.jobs[p].files.len() as u32,
+            in_transit: j.in_transit,
+        });
+        if j.in_transit {
+            files[p].watched = true;
+        }
+    }
+    Ok(files)
+}
+
+/// Close operations per global file of job `j` (how many closes complete each file).
+fn closes(w: &Workload, j: usize, base: u64) -> BTreeMap<u64, u32> {
+    let mut m = BTreeMap::new();
+    for op in w.jobs[j].ops.all_ops() {
+        if let Op::Close { file } = *op {
+            *m.entry(base + u64::from(file.0)).or_insert(0) += 1;
+        }
+    }
+    m
 }
 
 /// The largest byte extent of every file, indexed by global file id.
@@ -113,6 +307,9 @@ pub fn assemble(
         })?;
 
     let parents = crate::jobs::job_parents(s, map, &workload)?;
+    let (res_dw, job_dw) = datawarp_allocations(s, map, machine.bb_terminals.len())?;
+    let files = job_files(s, map, &workload, &res_dw, &job_dw)?;
+    let njobs = workload.jobs.len() as u32;
 
     // LP ids.
     let layout = LpLayout::routers_then_terminals(routers, terminals);
@@ -121,6 +318,11 @@ pub fn assemble(
     let jobctl: Vec<LpId> = (0..workload.jobs.len() as u32)
         .map(|j| LpId(routers + terminals + 1 + j))
         .collect();
+    let resctl: Vec<LpId> = (0..res_dw.len() as u32)
+        .map(|r| LpId(routers + terminals + 1 + njobs + r))
+        .collect();
+    let mut ctl_by_alloc = jobctl.clone();
+    ctl_by_alloc.extend(resctl.iter().copied());
     let node_lp: Vec<LpId> = (0..machine.compute_nodes).map(host_lp).collect();
     let bb_lps: Vec<LpId> = machine.bb_terminals.iter().map(|&t| host_lp(t)).collect();
     let io_lps: Vec<LpId> = machine.io_terminals.iter().map(|&t| host_lp(t)).collect();
@@ -133,6 +335,44 @@ pub fn assemble(
         next += j.files.len() as u64;
     }
     let file_extent = file_extents(&workload, &file_base);
+
+    // Stage-in work per job: (server index, global file, bytes) and the capacity account.
+    let mut stage_work: Vec<Vec<(usize, u64, u64)>> = vec![Vec::new(); workload.jobs.len()];
+    for (i, j) in s.jobs.iter().enumerate() {
+        let Some(dw) = &files[i].dw else {
+            if j.stage_in_inputs {
+                return Err(map.error_at(
+                    &format!("jobs[{i}].stage_in_inputs"),
+                    "staging a job's input files needs a reservation: set burst_buffer.grain and `bb_capacity` or `reservation`",
+                ));
+            }
+            continue;
+        };
+        if let Some(b) = j.stage_in.filter(|b| b.0 > 0) {
+            let each = b.0.div_ceil(dw.servers.len().max(1) as u64);
+            for &srv in &dw.servers {
+                stage_work[i].push((srv, STAGE_FILE_BASE + i as u64, each));
+            }
+        }
+        if j.stage_in_inputs {
+            let mut read = std::collections::BTreeSet::new();
+            for op in workload.jobs[i].ops.all_ops() {
+                if let Op::Read { file, .. } = *op {
+                    if files[i].producer_of(file.0).is_none() {
+                        read.insert(file.0);
+                    }
+                }
+            }
+            for f in read {
+                let g = file_base[i] + u64::from(f);
+                let layout = dw.layout_for(0, g);
+                let ext = file_extent.get(g as usize).copied().unwrap_or(0);
+                for c in layout.split(0, ext) {
+                    stage_work[i].push((layout.servers[c.slot], g, c.len));
+                }
+            }
+        }
+    }
 
     let bb_endpoints: Vec<Endpoint> = machine.bb_terminals.iter().map(|&t| Endpoint(t)).collect();
     let io_endpoints: Vec<Endpoint> = machine.io_terminals.iter().map(|&t| Endpoint(t)).collect();
@@ -149,12 +389,25 @@ pub fn assemble(
         has_parents: parents
             .iter()
             .zip(&s.jobs)
-            .map(|(p, j)| !p.is_empty() || j.stage_in.is_some_and(|b| b.0 > 0))
+            .zip(&stage_work)
+            .map(|((p, j), w)| {
+                !p.is_empty() || j.stage_in.is_some_and(|b| b.0 > 0) || !w.is_empty()
+            })
             .collect(),
+        files: files.clone(),
     });
 
     // Which job and ranks each node hosts.
     let mut owner: Vec<Option<(u32, Vec<u32>)>> = vec![None; machine.compute_nodes as usize];
+    let mut node_index = vec![0u32; machine.compute_nodes as usize];
+    for (j, ns) in nodes.iter().enumerate() {
+        for (k, &n) in ns.iter().enumerate() {
+            if let Some(x) = node_index.get_mut(n as usize) {
+                *x = k as u32;
+            }
+        }
+        let _ = j;
+    }
     for (j, job) in workload.jobs.iter().enumerate() {
         for rank in 0..job.ranks() {
             let node = nodes[j][job.node_of_rank(rank) as usize];
@@ -197,8 +450,12 @@ pub fn assemble(
                 .map_or((None, Vec::new()), |(j, r)| (Some(j), r));
             // Only nodes that run a job issue I/O. Hop distances between terminals depend only
             // on their routers, so they are memoised by router pair.
+            let per_node_stripes = job.is_some_and(|j| {
+                let f = &files[j as usize];
+                f.dw.is_none() && f.uses_bb
+            });
             let bb_layout = match (machine.placement, job) {
-                (Placement::Grouped | Placement::Global, Some(_)) => {
+                (Placement::Grouped | Placement::Global, Some(_)) if per_node_stripes => {
                     let servers = stripe_set(t, &machine.bb_terminals, stripe, |a, b| {
                         let key = (topo.router_of(a), topo.router_of(b));
                         *distance_cache
@@ -239,6 +496,7 @@ pub fn assemble(
                 bb_layout,
                 pfs_layout,
                 local,
+                node_index[t as usize],
             ))));
         } else if let Some(cfg) = machine
             .bb_server
@@ -252,6 +510,28 @@ pub fn assemble(
                 .iter()
                 .position(|&b| b == t)
                 .unwrap_or(usize::MAX);
+            let dw_allocs = job_dw
+                .iter()
+                .enumerate()
+                .filter_map(|(j, a)| a.as_ref().map(|a| (j as u32, a)))
+                .chain(
+                    res_dw
+                        .iter()
+                        .enumerate()
+                        .map(|(r, a)| (njobs + r as u32, a)),
+                );
+            for (alloc, a) in dw_allocs {
+                if let Some(k) = a.servers.iter().position(|&x| x == index) {
+                    let key = if alloc < njobs {
+                        format!("jobs[{alloc}].bb_capacity")
+                    } else {
+                        format!("reservations[{}].capacity", alloc - njobs)
+                    };
+                    server
+                        .reserve(alloc, a.per_server[k])
+                        .map_err(|e| map.error_at(&key, e.message))?;
+                }
+            }
             for (j, servers) in job_servers.iter().enumerate() {
                 if let (Some(cap), true) = (s.jobs[j].bb_capacity, servers.contains(&index)) {
                     let share = cap.0.div_ceil(servers.len() as u64);
@@ -265,7 +545,7 @@ pub fn assemble(
                 cluster,
                 nic,
                 server,
-                jobctl.clone(),
+                ctl_by_alloc.clone(),
             ))));
         } else {
             let node = IoNode::new(Endpoint(t), backend_lp, &machine.pfs);
@@ -297,16 +577,69 @@ pub fn assemble(
         let job_nodes: Vec<LpId> = comm_nodes.first().cloned().unwrap_or_default();
         let mut ctl = JobCtl::new(j as u32, job.ranks(), sizes, comm_nodes, bb_lps.clone())
             .with_dependencies(parents[j].len() as u32, children, job_nodes, job.start_ps);
-        if let Some(bytes) = s.jobs[j].stage_in.filter(|b| b.0 > 0) {
+        if let Some(bytes) = s.jobs[j]
+            .stage_in
+            .filter(|b| b.0 > 0 && job_dw[j].is_none())
+        {
             let servers: Vec<LpId> = job_servers[j]
                 .iter()
                 .filter_map(|&i| bb_lps.get(i).copied())
                 .collect();
             let each = bytes.0.div_ceil(servers.len().max(1) as u64);
-            ctl = ctl.with_stage_in(servers, each);
+            let items = servers
+                .into_iter()
+                .map(|lp| (lp, STAGE_FILE_BASE + j as u64, each))
+                .collect();
+            ctl = ctl.with_stage_in(j as u32, items);
+        } else if !stage_work[j].is_empty() {
+            let items = stage_work[j]
+                .iter()
+                .filter_map(|&(srv, f, b)| bb_lps.get(srv).map(|&lp| (lp, f, b)))
+                .collect();
+            ctl = ctl.with_stage_in(files[j].alloc, items);
+        }
+        if files[j].persistent {
+            if let Some(&lp) = ctl_by_alloc.get(files[j].alloc as usize) {
+                ctl = ctl.with_reservation(lp);
+            }
+        }
+        if files[j].watched {
+            let consumers: Vec<LpId> = files
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| {
+                    f.inputs
+                        .is_some_and(|i| i.in_transit && i.producer == j as u32)
+                })
+                .map(|(c, _)| jobctl[c])
+                .collect();
+            ctl = ctl.with_consumers(closes(&workload, j, file_base[j]), consumers);
         }
         lps.push(SimLp::Job(Box::new(ctl)));
     }
+    let mut reservations = Vec::with_capacity(res_dw.len());
+    for (r, a) in res_dw.iter().enumerate() {
+        let users = files
+            .iter()
+            .filter(|f| f.persistent && f.alloc == njobs + r as u32)
+            .count() as u32;
+        let servers: Vec<LpId> = a
+            .servers
+            .iter()
+            .filter_map(|&i| bb_lps.get(i).copied())
+            .collect();
+        lps.push(SimLp::Res(Box::new(ResCtl::new(
+            njobs + r as u32,
+            s.reservations[r].name.clone(),
+            users,
+            servers,
+        ))));
+        reservations.push((a.servers.clone(), a.granted));
+    }
+    let job_dw_servers = job_dw
+        .iter()
+        .map(|a| a.as_ref().map(|a| a.servers.clone()).unwrap_or_default())
+        .collect();
 
     let mut table = LookaheadTable::with_classes(CLASS_NAMES);
     net.declare_lookahead(&mut table, ROUTER, &[NODE, BB, IO]);
@@ -335,6 +668,9 @@ pub fn assemble(
             jobctl,
             routers,
             file_base,
+            resctl,
+            job_dw_servers,
+            reservations,
         },
     ))
 }

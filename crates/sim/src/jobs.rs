@@ -5,8 +5,9 @@ use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::{AllocationKind, JobSection, JobSource, Scenario, TransformSection};
 use bbsim_workload::alloc::{parse_allocation_file, AllocationPolicy, ChunkSizes};
 use bbsim_workload::replay::{job_from_log, LogJobOptions};
-use bbsim_workload::synthetic::App;
+use bbsim_workload::synthetic::{AnalysisParams, App, QuotaUserParams, SmallReadsParams};
 use bbsim_workload::transform::{self, BarrierScope};
+use bbsim_workload::Op;
 use bbsim_workload::{JobSpec, Workload};
 use std::path::Path;
 
@@ -14,7 +15,10 @@ use std::path::Path;
 const SOURCE_KEYS: &[(&str, &[&str])] = &[
     ("preset", &["preset"]),
     ("bytes_per_rank", &["preset", "checkpoint"]),
-    ("compute", &["preset"]),
+    (
+        "compute",
+        &["preset", "analysis", "quota-user", "small-reads"],
+    ),
     ("phases", &["preset"]),
     ("files_per_rank", &["preset"]),
     ("block_size", &["ior"]),
@@ -26,7 +30,19 @@ const SOURCE_KEYS: &[(&str, &[&str])] = &[
     ("period", &["checkpoint"]),
     ("checkpoints", &["checkpoint"]),
     ("log", &["darshan"]),
-    ("transfer_size", &["preset", "ior", "checkpoint"]),
+    (
+        "transfer_size",
+        &["preset", "ior", "checkpoint", "analysis", "quota-user"],
+    ),
+    ("inputs", &["analysis"]),
+    ("output_files", &["analysis"]),
+    ("output_bytes", &["analysis"]),
+    ("quota", &["quota-user"]),
+    ("checkpoint_bytes", &["quota-user"]),
+    ("plot_bytes", &["quota-user"]),
+    ("steps", &["quota-user"]),
+    ("dataset_bytes", &["small-reads"]),
+    ("reads_per_rank", &["small-reads"]),
 ];
 
 fn source_name(s: JobSource) -> &'static str {
@@ -35,6 +51,9 @@ fn source_name(s: JobSource) -> &'static str {
         JobSource::Ior => "ior",
         JobSource::Checkpoint => "checkpoint",
         JobSource::Darshan => "darshan",
+        JobSource::Analysis => "analysis",
+        JobSource::QuotaUser => "quota-user",
+        JobSource::SmallReads => "small-reads",
     }
 }
 
@@ -60,6 +79,15 @@ fn present_keys(j: &JobSection) -> Vec<&'static str> {
     add(j.checkpoints.is_some(), "checkpoints");
     add(j.log.is_some(), "log");
     add(j.transfer_size.is_some(), "transfer_size");
+    add(j.inputs.is_some(), "inputs");
+    add(j.output_files.is_some(), "output_files");
+    add(j.output_bytes.is_some(), "output_bytes");
+    add(j.quota.is_some(), "quota");
+    add(j.checkpoint_bytes.is_some(), "checkpoint_bytes");
+    add(j.plot_bytes.is_some(), "plot_bytes");
+    add(j.steps.is_some(), "steps");
+    add(j.dataset_bytes.is_some(), "dataset_bytes");
+    add(j.reads_per_rank.is_some(), "reads_per_rank");
     v
 }
 
@@ -70,8 +98,15 @@ fn base_job(
     map: &SourceMap,
     base_dir: &Path,
     seed: u64,
+    earlier: &[JobSpec],
 ) -> Result<JobSpec, Diagnostic> {
     let key = |k: &str| format!("jobs[{idx}].{k}");
+    if j.in_transit && j.source != JobSource::Analysis {
+        return Err(map.error_at(
+            &key("in_transit"),
+            "`in_transit` applies to source = \"analysis\" only",
+        ));
+    }
     let src = source_name(j.source);
     for k in present_keys(j) {
         let allowed = SOURCE_KEYS
@@ -218,6 +253,42 @@ fn base_job(
             }
             App::Checkpoint(p)
         }
+        JobSource::Analysis => return analysis_job(j, idx, map, earlier),
+        JobSource::QuotaUser => {
+            let mut p = QuotaUserParams {
+                ranks: ranks.unwrap_or(1),
+                ranks_per_node: rpn,
+                seed: seed ^ idx as u64,
+                ..QuotaUserParams::default()
+            };
+            p.quota = j.quota.map_or(p.quota, |b| b.0);
+            p.checkpoint_bytes = j.checkpoint_bytes.map_or(p.checkpoint_bytes, |b| b.0);
+            p.plot_bytes = j.plot_bytes.map_or(p.plot_bytes, |b| b.0);
+            p.steps = j.steps.unwrap_or(p.steps);
+            p.compute_ps = j.compute.map_or(p.compute_ps, |d| d.0);
+            p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
+            p.validate()
+                .map_err(|e| map.error_at(&key(quota_key(&e)), e))?;
+            return Ok(p.job());
+        }
+        JobSource::SmallReads => {
+            let mut p = SmallReadsParams {
+                ranks: ranks.unwrap_or(64),
+                ranks_per_node: rpn,
+                seed: seed ^ idx as u64,
+                ..SmallReadsParams::default()
+            };
+            p.dataset_bytes = j.dataset_bytes.map_or(p.dataset_bytes, |b| b.0);
+            p.reads_per_rank = j
+                .reads_per_rank
+                .map_or(Ok(p.reads_per_rank), u32::try_from)
+                .map_err(|_| map.error_at(&key("reads_per_rank"), "at most 4294967295"))?;
+            p.compute_ps = j.compute.map_or(p.compute_ps, |d| d.0);
+            if p.dataset_bytes == 0 {
+                return Err(map.error_at(&key("dataset_bytes"), "must be > 0"));
+            }
+            return Ok(p.job());
+        }
         JobSource::Darshan => {
             let rel = j.log.as_ref().ok_or_else(|| {
                 map.error_at(
@@ -246,6 +317,75 @@ fn base_job(
         return Err(map.error_at(&key("ranks"), "ranks must be at least 1"));
     }
     Ok(app.job())
+}
+
+/// The scenario key a quota-user parameter error is about (the message names the field).
+fn quota_key(msg: &str) -> &'static str {
+    for k in ["checkpoint_bytes", "plot_bytes", "transfer_size", "steps"] {
+        if msg.contains(k) {
+            return k;
+        }
+    }
+    "quota"
+}
+
+/// The byte extent of each file of `job`, in file-id order.
+fn extents(job: &JobSpec) -> Vec<u64> {
+    let mut ext = vec![0u64; job.files.len()];
+    for op in job.ops.all_ops() {
+        if let Op::Write { file, offset, size } | Op::Read { file, offset, size } = *op {
+            if let Some(e) = ext.get_mut(file.0 as usize) {
+                *e = (*e).max(offset.saturating_add(size));
+            }
+        }
+    }
+    ext
+}
+
+/// A consumer of an earlier job's files (`source = "analysis"`).
+fn analysis_job(
+    j: &JobSection,
+    idx: usize,
+    map: &SourceMap,
+    earlier: &[JobSpec],
+) -> Result<JobSpec, Diagnostic> {
+    let key = |k: &str| format!("jobs[{idx}].{k}");
+    let name = j.inputs.as_deref().ok_or_else(|| {
+        map.error_at(
+            &key("inputs"),
+            "source = \"analysis\" needs `inputs` = \"<name of the job whose files it reads>\"",
+        )
+    })?;
+    let producer = earlier.iter().find(|p| p.name == name).ok_or_else(|| {
+        let hint = crate::diag::suggest(name, earlier.iter().map(|p| p.name.as_str()))
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        map.error_at(
+            &key("inputs"),
+            format!("no earlier job is named `{name}`{hint}"),
+        )
+    })?;
+    let mut p = AnalysisParams {
+        ranks: j.ranks.unwrap_or(AnalysisParams::default().ranks),
+        ranks_per_node: j.ranks_per_node,
+        inputs: extents(producer),
+        ..AnalysisParams::default()
+    };
+    p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
+    p.compute_ps = j.compute.map_or(p.compute_ps, |d| d.0);
+    p.output_files = match j.output_files {
+        Some(n) => u32::try_from(n)
+            .map_err(|_| map.error_at(&key("output_files"), "at most 4294967295"))?,
+        None => 0,
+    };
+    p.output_bytes = j.output_bytes.map_or(0, |b| b.0);
+    if p.ranks == 0 {
+        return Err(map.error_at(&key("ranks"), "ranks must be at least 1"));
+    }
+    if p.transfer_size == 0 {
+        return Err(map.error_at(&key("transfer_size"), "transfer_size must be > 0"));
+    }
+    Ok(p.job())
 }
 
 fn reject(map: &SourceMap, key: &str, present: bool, why: &str) -> Result<(), Diagnostic> {
@@ -371,7 +511,10 @@ pub fn build_workload(
         if j.ranks_per_node == 0 {
             return Err(map.error_at(&format!("jobs[{idx}].ranks_per_node"), "must be at least 1"));
         }
-        let job = base_job(j, idx, map, base_dir, s.simulation.seed)?;
+        if j.read_cache_block.0 == 0 {
+            return Err(map.error_at(&format!("jobs[{idx}].read_cache_block"), "must be > 0"));
+        }
+        let job = base_job(j, idx, map, base_dir, s.simulation.seed, &jobs)?;
         let mut job = apply_transforms(job, j, idx, map)?;
         job.name = j.name.clone().unwrap_or_else(|| {
             let base = match j.source {
@@ -414,6 +557,14 @@ pub fn job_parents(
             }
             if !ps.contains(&p) {
                 ps.push(p);
+            }
+        }
+        // A post-processing consumer (not in transit) starts after its producer.
+        if let (Some(name), false) = (&j.inputs, j.in_transit) {
+            if let Some(p) = names.iter().position(|n| n == name) {
+                if p != i && !ps.contains(&p) {
+                    ps.push(p);
+                }
             }
         }
         parents.push(ps);

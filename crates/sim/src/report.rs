@@ -9,7 +9,7 @@ use crate::machine::MachineSummary;
 use crate::output::OutputSet;
 use crate::plot::{bar_svg, timeline_svg, JobTimeline};
 use crate::results::{
-    secs, secs_f, Conservation, DeviceRow, JobSummary, LinkRow, Results, ServerRow,
+    secs, secs_f, Conservation, DeviceRow, JobSummary, LinkRow, ReservationRow, Results, ServerRow,
 };
 use crate::scenario::Scenario;
 use crate::units::{human_bandwidth, human_bytes};
@@ -103,6 +103,7 @@ struct Summary<'a> {
     last_activity_s: f64,
     machine: &'a MachineSummary,
     jobs: &'a [JobSummary],
+    reservations: &'a [ReservationRow],
     servers: &'a [ServerRow],
     devices: &'a [DeviceRow],
     links: &'a [LinkRow],
@@ -139,6 +140,7 @@ pub fn render(
         last_activity_s: secs_f(r.last_activity),
         machine,
         jobs: &r.jobs,
+        reservations: &r.reservations,
         servers: &r.servers,
         devices: &r.devices,
         links: &r.links,

@@ -120,8 +120,34 @@ pub struct JobSummary {
     pub queue_wait_s: Option<f64>,
     /// Duration of the job's stage-in (s), if it had one.
     pub stage_in_s: Option<f64>,
+    /// Stage-out: from the job's end until every BB server had moved what the job left in
+    /// it to the PFS (s); 0 when it left nothing (or wrote into a persistent reservation).
+    pub stage_out_s: Option<f64>,
+    /// When the stage-out finished (s).
+    pub stage_out_end_s: Option<f64>,
+    /// Reads served entirely by the ranks' read caches (0 without a cache).
+    pub read_cache_hits: u64,
+    /// Reads that fetched from storage through the read cache.
+    pub read_cache_misses: u64,
+    /// Bytes the read caches fetched from storage.
+    pub read_cache_fetched: u64,
     /// Barriers completed.
     pub barriers: u64,
+}
+
+/// A persistent burst-buffer reservation in `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReservationRow {
+    /// Name in the scenario.
+    pub name: String,
+    /// Capacity granted (whole grains, bytes).
+    pub granted_bytes: u64,
+    /// BB servers (indices) holding it.
+    pub servers: Vec<usize>,
+    /// When its last user ended and it was torn down (s), if that happened.
+    pub teardown_s: Option<f64>,
+    /// When its data had been staged out after the teardown (s).
+    pub staged_out_s: Option<f64>,
 }
 
 /// Per-device results (one SSD).
@@ -241,6 +267,8 @@ pub struct Results {
     pub makespan: Option<Time>,
     /// Time of the last event (ps): includes drains and stage-outs that outlive the jobs.
     pub last_activity: Time,
+    /// Persistent reservations.
+    pub reservations: Vec<ReservationRow>,
 }
 
 fn percentile(sorted: &[Time], p: f64) -> Time {
@@ -266,6 +294,9 @@ pub fn reduce(
     let mut job_ends: Vec<Option<Time>> = vec![None; njobs];
     let mut job_starts: Vec<Option<Time>> = vec![None; njobs];
     let mut stage_ins: Vec<Option<(Time, Time)>> = vec![None; njobs];
+    let mut stage_outs: Vec<Option<(Time, Time)>> = vec![None; njobs];
+    let mut cache = vec![(0u64, 0u64, 0u64); njobs];
+    let mut reservations = Vec::new();
     let mut barriers = vec![0u64; njobs];
     let mut devices = Vec::new();
     let mut servers = Vec::new();
@@ -282,6 +313,9 @@ pub fn reduce(
                 nics.push(n.nic().stats().clone());
                 let Some(j) = n.job else { continue };
                 let job = &workload.jobs[j as usize];
+                let (h, m, f) = n.cache_totals();
+                let c = &mut cache[j as usize];
+                *c = (c.0 + h, c.1 + m, c.2 + f);
                 let (m, nm) = &mut job_msgs[j as usize];
                 *m += n.replies.messages;
                 *nm += n.replies.nonminimal;
@@ -319,21 +353,16 @@ pub fn reduce(
                             Some(row.first_io_start.map_or(rec.start, |s| s.min(rec.start)));
                         row.last_io_end = Some(row.last_io_end.map_or(rec.end, |e| e.max(rec.end)));
                     }
-                    let target = match rec.target {
+                    let target = match &rec.target {
                         Target::Local => "local-ssd".to_string(),
                         Target::Pfs => "pfs".to_string(),
+                        Target::Cache => "cache".to_string(),
                         Target::None => "none".to_string(),
-                        Target::Bb { slots, spilled } => {
-                            let mut names = Vec::new();
-                            if let Some(layout) = n.bb_layout() {
-                                for (i, &srv) in layout.servers.iter().enumerate() {
-                                    if slots & (1 << i.min(63)) != 0 {
-                                        names.push(srv.to_string());
-                                    }
-                                }
-                            }
+                        Target::Bb { servers, spilled } => {
+                            let names: Vec<String> =
+                                servers.iter().map(|s| s.to_string()).collect();
                             let mut t = format!("bb:{}", names.join("+"));
-                            if spilled {
+                            if *spilled {
                                 t.push_str("+pfs-spill");
                             }
                             t
@@ -416,7 +445,19 @@ pub fn reduce(
                 job_ends[c.job as usize] = c.end;
                 job_starts[c.job as usize] = c.start;
                 stage_ins[c.job as usize] = c.stage_in;
+                stage_outs[c.job as usize] = c.stage_out;
                 barriers[c.job as usize] = c.barriers;
+            }
+            SimLp::Res(r) => {
+                let k = reservations.len();
+                let (servers, granted) = placed.reservations.get(k).cloned().unwrap_or_default();
+                reservations.push(ReservationRow {
+                    name: r.name.clone(),
+                    granted_bytes: granted,
+                    servers,
+                    teardown_s: r.teardown.map(secs_f),
+                    staged_out_s: r.staged_out.map(secs_f),
+                });
             }
         }
     }
@@ -462,7 +503,9 @@ pub fn reduce(
         let ops: u64 = rows.iter().map(|r| r.io_ops).sum();
         let net_ops: Vec<&TimelineRow> = timeline
             .iter()
-            .filter(|t| t.job == j as u32 && t.target != "local-ssd" && t.target != "none")
+            .filter(|t| {
+                t.job == j as u32 && !matches!(t.target.as_str(), "local-ssd" | "none" | "cache")
+            })
             .collect();
         let avg_hops = if net_ops.is_empty() {
             0.0
@@ -504,6 +547,11 @@ pub fn reduce(
             },
             queue_wait_s: job_starts[j].map(|s| secs_f(s.saturating_sub(job.start_ps))),
             stage_in_s: stage_ins[j].map(|(a, b)| secs_f(b.saturating_sub(a))),
+            stage_out_s: stage_outs[j].map(|(a, b)| secs_f(b.saturating_sub(a))),
+            stage_out_end_s: stage_outs[j].map(|(_, b)| secs_f(b)),
+            read_cache_hits: cache[j].0,
+            read_cache_misses: cache[j].1,
+            read_cache_fetched: cache[j].2,
             barriers: barriers[j],
         });
     }
@@ -556,6 +604,7 @@ pub fn reduce(
     Results {
         makespan,
         last_activity: last_event,
+        reservations,
         timeline,
         ranks,
         jobs,

@@ -26,6 +26,9 @@ pub struct Scenario {
     /// The parallel file system.
     #[serde(default)]
     pub pfs: PfsSection,
+    /// Persistent burst-buffer reservations (`[[reservations]]`).
+    #[serde(default)]
+    pub reservations: Vec<ReservationSection>,
     /// The jobs (`[[jobs]]`), in submission order (`bbsim run` needs at least one).
     #[serde(default)]
     pub jobs: Vec<JobSection>,
@@ -273,6 +276,42 @@ pub struct BurstBufferSection {
     /// Stage-out to the PFS.
     #[serde(default)]
     pub drain: DrainSection,
+    /// DataWarp-style allocation granularity. When set, a job uses the BB servers only
+    /// through a reservation: its own (`jobs.bb_capacity`, a scratch reservation created at
+    /// job start and staged out at job end) or a persistent one (`jobs.reservation`); a
+    /// reservation of capacity C gets `ceil(C / grain)` servers, one grain on each, and its
+    /// files are laid out over those servers as `access_mode` says. Unset: every compute node
+    /// stripes over its own nearest `stripe_count` servers (the placement study's model).
+    #[serde(default)]
+    pub grain: Option<Bytes>,
+    /// With `grain`: `striped` (every file striped over all servers of the reservation in
+    /// `stripe_size` units) or `private` (each file on one server, by compute node and file).
+    #[serde(default)]
+    pub access_mode: AccessMode,
+}
+
+/// DataWarp access modes (`burst_buffer.access_mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum AccessMode {
+    /// One namespace per reservation; files striped over all its servers.
+    #[default]
+    Striped,
+    /// One namespace per compute node; each file on one server of the reservation.
+    Private,
+}
+
+/// `[[reservations]]`: a persistent burst-buffer reservation (DataWarp `create_persistent`),
+/// created by a setup step before any job starts, shared by the jobs that name it in
+/// `jobs.reservation`, and torn down when the last of them ends (its data is staged out as
+/// `burst_buffer.drain.policy` says). Needs `burst_buffer.grain`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReservationSection {
+    /// Name the jobs refer to.
+    pub name: String,
+    /// Capacity requested; granted in whole grains.
+    pub capacity: Bytes,
 }
 
 fn one_u32() -> u32 {
@@ -309,6 +348,8 @@ impl Default for BurstBufferSection {
             ssd: SsdSection::default(),
             ftl: FtlSection::default(),
             drain: DrainSection::default(),
+            grain: None,
+            access_mode: AccessMode::Striped,
         }
     }
 }
@@ -540,6 +581,15 @@ pub enum JobSource {
     Checkpoint,
     /// A Darshan log (`log = "path"`).
     Darshan,
+    /// A consumer of another job's files (`inputs = "job"`): reads each of them, computes,
+    /// writes its own products. In transit (`in_transit = true`) it runs beside the producer
+    /// and opens each file as soon as the producer has closed it.
+    Analysis,
+    /// One user of a shared BB writing plot and checkpoint files into a quota and deleting
+    /// the oldest when the quota is 90% full.
+    QuotaUser,
+    /// Many small reads from one input file per rank (an ATLAS-like analysis).
+    SmallReads,
 }
 
 /// Node allocation policies.
@@ -682,6 +732,56 @@ pub struct JobSection {
     /// starts at its `start` time or when its last parent finishes, whichever is later.
     #[serde(default)]
     pub after: Vec<String>,
+    /// The persistent reservation (`[[reservations]]` name) whose namespace holds this job's
+    /// files (needs `burst_buffer.grain`).
+    #[serde(default)]
+    pub reservation: Option<String>,
+    /// `source = "analysis"`: the job whose files this one reads.
+    #[serde(default)]
+    pub inputs: Option<String>,
+    /// `source = "analysis"`: run beside the producer and open each input as soon as the
+    /// producer closed it (else start after the producer ends).
+    #[serde(default)]
+    pub in_transit: bool,
+    /// `source = "analysis"`: output files written over the whole run.
+    #[serde(default)]
+    pub output_files: Option<u64>,
+    /// `source = "analysis"`: bytes written over all output files.
+    #[serde(default)]
+    pub output_bytes: Option<Bytes>,
+    /// Stage every file the job reads from the PFS into its reservation before it starts
+    /// (needs `burst_buffer.grain` and a reservation).
+    #[serde(default)]
+    pub stage_in_inputs: bool,
+    /// Client-side read cache per rank (0 or unset: none). Reads are served in
+    /// `read_cache_block` blocks; a read whose blocks are all cached costs only a memory copy.
+    #[serde(default)]
+    pub read_cache: Option<Bytes>,
+    /// Block size of the read cache.
+    #[serde(default = "default_cache_block")]
+    pub read_cache_block: Bytes,
+    /// `source = "quota-user"`: the user's quota.
+    #[serde(default)]
+    pub quota: Option<Bytes>,
+    /// `source = "quota-user"`: bytes per checkpoint file.
+    #[serde(default)]
+    pub checkpoint_bytes: Option<Bytes>,
+    /// `source = "quota-user"`: bytes per plot file.
+    #[serde(default)]
+    pub plot_bytes: Option<Bytes>,
+    /// `source = "quota-user"`: checkpoint periods.
+    #[serde(default)]
+    pub steps: Option<u32>,
+    /// `source = "small-reads"`: bytes of each rank's input file.
+    #[serde(default)]
+    pub dataset_bytes: Option<Bytes>,
+    /// `source = "small-reads"`: reads per rank.
+    #[serde(default)]
+    pub reads_per_rank: Option<u64>,
+}
+
+fn default_cache_block() -> Bytes {
+    Bytes(64 * 1024)
 }
 
 fn default_rpn() -> u32 {

@@ -130,6 +130,13 @@ pub enum BbAction {
         /// Bytes staged in.
         bytes: u64,
     },
+    /// Everything allocation `alloc` left dirty in this server when it ended
+    /// ([`BbServer::job_end`]) has reached the PFS (or was deleted): its stage-out is complete.
+    /// With [`DrainPolicy::Never`] this comes at once and nothing is staged out.
+    StageOutDone {
+        /// The job or reservation.
+        alloc: u32,
+    },
 }
 
 /// A timer of a BB server, delivered as [`StorageEvent::Bb`].
@@ -272,6 +279,11 @@ pub struct BbServer {
     pfs_ops: BTreeMap<u64, PfsOp>,
     drain_fifo: BTreeMap<u32, VecDeque<UnitKey>>,
     ended: BTreeSet<u32>,
+    /// Per allocation: dirty bytes in the BB plus bytes handed to the data mover and not yet
+    /// acknowledged by the PFS.
+    unstaged: BTreeMap<u32, u64>,
+    /// Ended allocations whose stage-out completion has not been reported yet.
+    stage_out_watch: BTreeSet<u32>,
     stage_ins: BTreeMap<u64, StageIn>,
     stage_queue: VecDeque<(u64, u64, u64)>,
     mover_outstanding: u32,
@@ -349,6 +361,8 @@ impl BbServer {
             pfs_ops: BTreeMap::new(),
             drain_fifo: BTreeMap::new(),
             ended: BTreeSet::new(),
+            unstaged: BTreeMap::new(),
+            stage_out_watch: BTreeSet::new(),
             stage_ins: BTreeMap::new(),
             stage_queue: VecDeque::new(),
             mover_outstanding: 0,
@@ -619,6 +633,7 @@ impl BbServer {
                 let overlap = unit.dirty.insert(off, off + len);
                 self.counters.superseded += overlap;
                 self.counters.in_bb += len - overlap;
+                *self.unstaged.entry(req.alloc).or_insert(0) += len - overlap;
             }
             unit.pending_writes += 1;
             let (ssd, lba) = (unit.ssd, unit.lba);
@@ -889,6 +904,7 @@ impl BbServer {
                     u.draining -= 1;
                     u.drained = true;
                 }
+                self.staged_out(key.0, bytes, out);
                 self.unit_settled(key, ctx);
                 self.pump(ctx, out);
             }
@@ -1092,7 +1108,29 @@ impl BbServer {
         out: &mut Vec<BbAction>,
     ) {
         self.ended.insert(alloc);
+        self.stage_out_watch.insert(alloc);
+        if self.cfg.drain.policy == DrainPolicy::Never {
+            self.stage_out_watch.remove(&alloc);
+            out.push(BbAction::StageOutDone { alloc });
+        } else {
+            self.staged_out(alloc, 0, out);
+        }
         self.pump(ctx, out);
+    }
+
+    /// `bytes` of `alloc` left the BB for good (drained or deleted); reports the allocation's
+    /// stage-out as complete when it has ended and nothing of it is left to stage out.
+    fn staged_out(&mut self, alloc: u32, bytes: u64, out: &mut Vec<BbAction>) {
+        let left = self.unstaged.entry(alloc).or_insert(0);
+        *left = left.saturating_sub(bytes);
+        if *left == 0 && self.stage_out_watch.remove(&alloc) {
+            out.push(BbAction::StageOutDone { alloc });
+        }
+    }
+
+    /// Bytes of `alloc` still to be staged out (dirty in the BB or in flight to the PFS).
+    pub fn unstaged(&self, alloc: u32) -> u64 {
+        self.unstaged.get(&alloc).copied().unwrap_or(0)
     }
 
     /// Deletes `file` of `alloc` from the BB: its dirty bytes are dropped (counted in
@@ -1103,6 +1141,7 @@ impl BbServer {
         alloc: u32,
         file: u64,
         ctx: &mut Ctx<'_, E>,
+        out: &mut Vec<BbAction>,
     ) {
         let keys: Vec<UnitKey> = self
             .units
@@ -1116,6 +1155,7 @@ impl BbServer {
                 u.doomed = true;
                 self.counters.deleted += d;
                 self.counters.in_bb -= d;
+                self.staged_out(alloc, d, out);
             }
             self.unit_settled(k, ctx);
         }

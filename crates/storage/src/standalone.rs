@@ -267,6 +267,8 @@ pub struct BbLp {
     actions: Vec<BbAction>,
     /// Completed stage-ins: (stage id, bytes, completion time).
     pub staged: Vec<(u64, u64, Time)>,
+    /// Completed stage-outs: (allocation, completion time).
+    pub staged_out: Vec<(u32, Time)>,
 }
 
 impl BbLp {
@@ -294,6 +296,9 @@ impl BbLp {
                 BbAction::Send { to, msg } => self.net.send(ctx, to, msg),
                 BbAction::StageInDone { stage, bytes, .. } => {
                     self.staged.push((stage, bytes, ctx.now()));
+                }
+                BbAction::StageOutDone { alloc } => {
+                    self.staged_out.push((alloc, ctx.now()));
                 }
             }
         }
@@ -488,6 +493,7 @@ impl Scenario {
                     expected: expected.clone(),
                     actions: Vec::new(),
                     staged: Vec::new(),
+                    staged_out: Vec::new(),
                 })));
             }
         }

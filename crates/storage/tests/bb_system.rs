@@ -274,6 +274,50 @@ fn drain_policies() {
     assert_eq!((c.in_bb, c.on_pfs), (32 * MIB, 0));
 }
 
+fn stage_outs(sim: &Simulation<HarnessLp>) -> Vec<(u32, u64)> {
+    sim.lps()
+        .filter_map(|l| match l {
+            HarnessLp::Bb(b) => Some(b.staged_out.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+#[test]
+fn stage_out_completion_is_reported_when_the_last_byte_reaches_the_pfs() {
+    let with = |policy| {
+        let mut b = bb_cfg(64 * MIB);
+        b.drain.policy = policy;
+        let t = Target::Bb(StripeSpec {
+            stripe_count: 1,
+            stripe_size: MIB,
+        });
+        scenario(b, 1, vec![client(writes(0, 32, MIB), 4, t)])
+    };
+    let s = with(DrainPolicy::AtJobEnd);
+    let sim = run(&s, 1);
+    let outs = stage_outs(&sim);
+    assert_eq!(outs.len(), 1, "one report for the one allocation: {outs:?}");
+    let (alloc, done) = outs[0];
+    assert_eq!(alloc, s.clients[0].alloc);
+    assert!(done > last_end(&sim));
+    // A picosecond before the report the last acknowledgement from the PFS is still on its
+    // way; at the report everything is on the PFS.
+    let before = run_until(&s, 1, done - 1);
+    assert!(bb_servers(&before)[0].unstaged(alloc) > 0);
+    assert!(stage_outs(&before).is_empty());
+    let at = check(&run_until(&s, 1, done + 1));
+    assert_eq!((at.on_pfs, at.in_bb), (32 * MIB, 0));
+    assert_eq!(bb_servers(&sim)[0].unstaged(alloc), 0);
+    // Never: nothing is staged out and the report comes at the job's end.
+    let sim = run(&with(DrainPolicy::Never), 1);
+    let outs = stage_outs(&sim);
+    assert_eq!(outs.len(), 1);
+    assert_eq!(check(&sim).on_pfs, 0);
+    assert_eq!(bb_servers(&sim)[0].unstaged(outs[0].0), 32 * MIB);
+}
+
 #[test]
 fn overwrites_are_superseded_not_lost() {
     let t = Target::Bb(StripeSpec {

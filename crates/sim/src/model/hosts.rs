@@ -39,7 +39,8 @@ pub struct BbHost {
     actions: Vec<BbAction>,
     /// Requests received per job (request path routing).
     pub per_job: Vec<RouteCount>,
-    /// Job controller LPs (stage-in completions go there).
+    /// Controller LPs by capacity account: the job controllers, then the persistent
+    /// reservations' controllers (stage-in and stage-out completions go there).
     jobctl: Vec<LpId>,
 }
 
@@ -86,22 +87,16 @@ impl BbHost {
                             self.server.on_message(*msg, ctx, &mut out);
                         }
                         Payload::Delete { alloc, file } => {
-                            self.server.delete_file(alloc, file, ctx)
+                            self.server.delete_file(alloc, file, ctx, &mut out)
                         }
                     }
                 }
             }
             SimEvent::Storage(e) => self.server.handle(e, ctx, &mut out),
             SimEvent::Ctl(CtlEvent::JobEnd { alloc }) => self.server.job_end(alloc, ctx, &mut out),
-            SimEvent::Ctl(CtlEvent::StageIn { alloc, bytes }) => {
-                self.server.stage_in(
-                    alloc,
-                    STAGE_FILE_BASE + u64::from(alloc),
-                    bytes,
-                    alloc,
-                    ctx,
-                    &mut out,
-                );
+            SimEvent::Ctl(CtlEvent::StageIn { alloc, file, bytes }) => {
+                self.server
+                    .stage_in(alloc, file, bytes, alloc, ctx, &mut out);
             }
             SimEvent::Ctl(_) | SimEvent::Wake { .. } => {}
         }
@@ -115,6 +110,11 @@ impl BbHost {
                 BbAction::StageInDone { alloc, .. } => {
                     if let Some(&lp) = self.jobctl.get(alloc as usize) {
                         ctx.send(lp, CTL_LATENCY, SimEvent::Ctl(CtlEvent::StageInDone));
+                    }
+                }
+                BbAction::StageOutDone { alloc } => {
+                    if let Some(&lp) = self.jobctl.get(alloc as usize) {
+                        ctx.send(lp, CTL_LATENCY, SimEvent::Ctl(CtlEvent::StageOutDone));
                     }
                 }
             }

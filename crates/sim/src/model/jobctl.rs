@@ -2,7 +2,7 @@
 
 use super::{CtlEvent, SimEvent, CTL_LATENCY};
 use bbsim_engine::{Ctx, LpId, Time};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Barrier and completion bookkeeping of one job.
 #[derive(Debug)]
@@ -30,10 +30,25 @@ pub struct JobCtl {
     nodes: Vec<LpId>,
     /// Requested start time (ps).
     start_at: Time,
-    /// BB-server LPs that stage in the job's input, and the bytes each stages.
-    stage_servers: Vec<LpId>,
-    stage_bytes: u64,
+    /// Stage-in work: (BB-server LP, global file, bytes that server stages).
+    stage_items: Vec<(LpId, u64, u64)>,
     stage_left: u32,
+    /// Capacity account the stage-in writes into.
+    stage_alloc: u32,
+    /// Servers still staging out what the job left in the BB.
+    stage_out_left: u32,
+    /// When the job ended and when its stage-out finished (ps).
+    pub stage_out: Option<(Time, Time)>,
+    /// The persistent reservation's controller, told when this job ends.
+    reservation: Option<LpId>,
+    /// Producer side: closes still expected per global file before it is complete.
+    closes_left: BTreeMap<u64, u32>,
+    /// Producer side: controllers of the jobs that consume this job's files in transit.
+    consumers: Vec<LpId>,
+    /// Consumer side: input files known to be complete.
+    ready: BTreeSet<u64>,
+    /// Consumer side: ranks waiting to open an input, per global file.
+    waiting: BTreeMap<u64, Vec<(LpId, u32)>>,
     /// When the stage-in began and ended (ps).
     pub stage_in: Option<(Time, Time)>,
     /// Barriers completed.
@@ -63,33 +78,65 @@ impl JobCtl {
             children: Vec::new(),
             nodes: Vec::new(),
             start_at: 0,
-            stage_servers: Vec::new(),
-            stage_bytes: 0,
+            stage_items: Vec::new(),
             stage_left: 0,
+            stage_alloc: job,
+            stage_out_left: 0,
+            stage_out: None,
+            reservation: None,
+            closes_left: BTreeMap::new(),
+            consumers: Vec::new(),
+            ready: BTreeSet::new(),
+            waiting: BTreeMap::new(),
             stage_in: None,
             barriers: 0,
         }
     }
 
-    /// Stages `bytes_each` into each of `servers` before the job starts.
-    pub fn with_stage_in(mut self, servers: Vec<LpId>, bytes_each: u64) -> Self {
-        self.stage_left = servers.len() as u32;
-        self.stage_servers = servers;
-        self.stage_bytes = bytes_each;
-        if !self.stage_servers.is_empty() {
+    /// Stages the given (BB-server LP, global file, bytes) items into capacity account
+    /// `alloc` before the job starts.
+    pub fn with_stage_in(mut self, alloc: u32, items: Vec<(LpId, u64, u64)>) -> Self {
+        self.stage_left = items.len() as u32;
+        self.stage_items = items;
+        self.stage_alloc = alloc;
+        if !self.stage_items.is_empty() {
             self.start = None;
         }
         self
     }
 
+    /// Tells the persistent reservation's controller `lp` when this job ends.
+    pub fn with_reservation(mut self, lp: LpId) -> Self {
+        self.reservation = Some(lp);
+        self
+    }
+
+    /// Announces each file of `closes` (global file, closes expected) to the `consumers`'
+    /// controllers once it has been closed that many times (or when the job ends).
+    pub fn with_consumers(mut self, closes: BTreeMap<u64, u32>, consumers: Vec<LpId>) -> Self {
+        self.closes_left = closes;
+        self.consumers = consumers;
+        self
+    }
+
+    fn announce(&self, file: u64, ctx: &mut Ctx<'_, SimEvent>) {
+        for &lp in &self.consumers {
+            ctx.send(
+                lp,
+                CTL_LATENCY,
+                SimEvent::Ctl(CtlEvent::FileReady { file, local: 0 }),
+            );
+        }
+    }
+
     /// Whether the controller (not the nodes themselves) starts the job.
     pub fn controls_start(&self) -> bool {
-        self.parents_left > 0 || !self.stage_servers.is_empty()
+        self.parents_left > 0 || !self.stage_items.is_empty()
     }
 
     /// At time 0: a job without parents but with a stage-in starts staging at its start time.
     pub fn init(&mut self, ctx: &mut Ctx<'_, SimEvent>) {
-        if self.parents_left == 0 && !self.stage_servers.is_empty() {
+        if self.parents_left == 0 && !self.stage_items.is_empty() {
             self.release(self.start_at, ctx);
         }
     }
@@ -97,18 +144,19 @@ impl JobCtl {
     /// The job may go at `at` (its parents are done): stage in first if asked, else start.
     fn release(&mut self, at: Time, ctx: &mut Ctx<'_, SimEvent>) {
         let delay = at.saturating_sub(ctx.now());
-        if self.stage_servers.is_empty() {
+        if self.stage_items.is_empty() {
             self.start_nodes(at, ctx);
             return;
         }
         self.stage_in = Some((at, at));
-        for &lp in &self.stage_servers {
+        for &(lp, file, bytes) in &self.stage_items {
             ctx.send(
                 lp,
                 delay.max(CTL_LATENCY),
                 SimEvent::Ctl(CtlEvent::StageIn {
-                    alloc: self.job,
-                    bytes: self.stage_bytes,
+                    alloc: self.stage_alloc,
+                    file,
+                    bytes,
                 }),
             );
         }
@@ -166,7 +214,19 @@ impl JobCtl {
             CtlEvent::RankDone => {
                 self.done += 1;
                 if self.done == self.ranks {
-                    self.end = Some(ctx.now());
+                    let now = ctx.now();
+                    self.end = Some(now);
+                    self.stage_out_left = self.notify.len() as u32;
+                    if self.notify.is_empty() {
+                        self.stage_out = Some((now, now));
+                    }
+                    if let Some(lp) = self.reservation {
+                        ctx.send(lp, CTL_LATENCY, SimEvent::Ctl(CtlEvent::UserDone));
+                    }
+                    // Files never closed are complete when their producer ends.
+                    for file in std::mem::take(&mut self.closes_left).into_keys() {
+                        self.announce(file, ctx);
+                    }
                     for &lp in &self.notify {
                         ctx.send(
                             lp,
@@ -197,10 +257,49 @@ impl JobCtl {
                     self.start_nodes(now + CTL_LATENCY, ctx);
                 }
             }
+            CtlEvent::StageOutDone => {
+                self.stage_out_left = self.stage_out_left.saturating_sub(1);
+                if self.stage_out_left == 0 {
+                    if let Some(end) = self.end {
+                        self.stage_out = Some((end, ctx.now()));
+                    }
+                }
+            }
+            CtlEvent::Closed { file } => {
+                if let Some(n) = self.closes_left.get_mut(&file) {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        self.closes_left.remove(&file);
+                        self.announce(file, ctx);
+                    }
+                }
+            }
+            CtlEvent::FileReady { file, .. } => {
+                self.ready.insert(file);
+                for (lp, local) in self.waiting.remove(&file).unwrap_or_default() {
+                    ctx.send(
+                        lp,
+                        CTL_LATENCY,
+                        SimEvent::Ctl(CtlEvent::FileReady { file, local }),
+                    );
+                }
+            }
+            CtlEvent::WaitFile { file, node, local } => {
+                if self.ready.contains(&file) {
+                    ctx.send(
+                        node,
+                        CTL_LATENCY,
+                        SimEvent::Ctl(CtlEvent::FileReady { file, local }),
+                    );
+                } else {
+                    self.waiting.entry(file).or_default().push((node, local));
+                }
+            }
             CtlEvent::Release { .. }
             | CtlEvent::JobEnd { .. }
             | CtlEvent::Start
-            | CtlEvent::StageIn { .. } => {}
+            | CtlEvent::StageIn { .. }
+            | CtlEvent::UserDone => {}
         }
     }
 }

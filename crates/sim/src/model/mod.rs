@@ -4,12 +4,15 @@
 //! LPs, in LP-id order: the routers, one host per terminal (compute nodes first, then BB
 //! servers, then PFS I/O nodes), the PFS backend, and one job controller per job.
 
+pub mod cache;
+pub mod files;
 pub mod hosts;
 pub mod jobctl;
 pub mod node;
+pub mod resctl;
 
 use bbsim_engine::time::US;
-use bbsim_engine::{Ctx, LogicalProcess, Time};
+use bbsim_engine::{Ctx, LogicalProcess, LpId, Time};
 use bbsim_storage::{PfsBackend, StorageEvent, StorageMsg};
 use bbsim_topology::packet::NetEvent;
 use bbsim_topology::router::Router;
@@ -17,6 +20,7 @@ use bbsim_topology::router::Router;
 pub use hosts::{BbHost, IoHost};
 pub use jobctl::JobCtl;
 pub use node::{NodeLp, OpRecord, Target};
+pub use resctl::ResCtl;
 
 /// Latency of job-control messages (barrier arrival and release, rank and job completion):
 /// the modelled cost of a barrier is two of these. Also the lookahead of those channels.
@@ -84,13 +88,44 @@ pub enum CtlEvent {
     },
     /// A parent of this controller's job finished (workflow dependency).
     ParentDone,
-    /// Stage `bytes` of job `alloc`'s input from the PFS into this BB server.
+    /// Stage `bytes` of global file `file` of allocation `alloc` from the PFS into this BB
+    /// server (server-local offsets `0..bytes`).
     StageIn {
-        /// The job.
+        /// The job or reservation.
         alloc: u32,
+        /// Global file id.
+        file: u64,
         /// Bytes for this server.
         bytes: u64,
     },
+    /// A BB server has staged out everything the ended job or reservation left in it.
+    StageOutDone,
+    /// A rank closed global file `file` (to its job's controller, when a consumer waits for
+    /// the job's files).
+    Closed {
+        /// Global file id.
+        file: u64,
+    },
+    /// Rank `local` of compute node `node` wants to open input `file`: answer with
+    /// `FileReady` once its producer closed it (to the consumer's controller).
+    WaitFile {
+        /// Global file id.
+        file: u64,
+        /// The asking compute node.
+        node: LpId,
+        /// Rank index on that node.
+        local: u32,
+    },
+    /// Global file `file` is complete (producer controller to consumer controller; consumer
+    /// controller to the waiting node, for its rank `local`).
+    FileReady {
+        /// Global file id.
+        file: u64,
+        /// Rank index on the receiving node (unused between controllers).
+        local: u32,
+    },
+    /// A job using a persistent reservation ended (to the reservation's controller).
+    UserDone,
     /// A BB server finished its share of the job's stage-in.
     StageInDone,
     /// Start the job's ranks on this node (sent by the job controller once its parents are
@@ -140,6 +175,8 @@ pub enum SimLp {
     Pfs(Box<PfsBackend>),
     /// A job controller (barriers, completion).
     Job(Box<JobCtl>),
+    /// A persistent reservation's controller (teardown, stage-out).
+    Res(Box<ResCtl>),
 }
 
 impl std::fmt::Debug for SimLp {
@@ -175,6 +212,7 @@ impl LogicalProcess for SimLp {
                 }
             }
             SimLp::Job(j) => j.handle(ev, ctx),
+            SimLp::Res(r) => r.handle(ev, ctx),
         }
     }
 
@@ -185,7 +223,7 @@ impl LogicalProcess for SimLp {
             SimLp::Bb(_) => BB,
             SimLp::Io(_) => IO,
             SimLp::Pfs(_) => PFS,
-            SimLp::Job(_) => CTL,
+            SimLp::Job(_) | SimLp::Res(_) => CTL,
         }
     }
 
@@ -197,6 +235,7 @@ impl LogicalProcess for SimLp {
             SimLp::Io(i) => i.cluster,
             SimLp::Pfs(_) => u32::MAX,
             SimLp::Job(j) => u32::MAX - 1 - j.job,
+            SimLp::Res(r) => u32::MAX - 1 - r.alloc,
         })
     }
 
@@ -208,6 +247,7 @@ impl LogicalProcess for SimLp {
             SimLp::Io(i) => format!("PFS I/O node on terminal {}", i.terminal),
             SimLp::Pfs(_) => "PFS servers".into(),
             SimLp::Job(j) => format!("job controller {}", j.job),
+            SimLp::Res(r) => format!("reservation controller {}", r.name),
         }
     }
 }

@@ -2,6 +2,8 @@
 //! one. Ranks run their operation streams: compute phases are timers, barriers go through the
 //! job controller, and reads and writes go to the local SSD, the BB servers or the PFS.
 
+use super::cache::{Lookup, ReadCache, HIT_BANDWIDTH};
+use super::files::JobFiles;
 use super::hosts::RouteCount;
 use super::{CtlEvent, Payload, SimEvent, CTL_LATENCY};
 use crate::scenario::Placement;
@@ -13,23 +15,26 @@ use bbsim_storage::{
 };
 use bbsim_topology::nic::Nic;
 use bbsim_workload::{Op, Workload};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// Where an I/O operation was served.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
     /// The node-local SSD.
     Local,
-    /// BB servers (a bit per slot of the node's stripe set).
+    /// BB servers.
     Bb {
-        /// Which slots of the node's BB stripe set served a part.
-        slots: u64,
+        /// The BB servers (indices in the machine's server list) that served a part, in the
+        /// layout's stripe order.
+        servers: Vec<u32>,
         /// Whether part of it was spilled to the PFS.
         spilled: bool,
     },
     /// The PFS through I/O nodes.
     Pfs,
+    /// The rank's client-side read cache (every block was cached).
+    Cache,
     /// Nothing to transfer (a zero-byte operation).
     None,
 }
@@ -68,6 +73,8 @@ enum Wait {
     Io,
     /// Waiting for a barrier to complete.
     Barrier { comm: u32, seq: u32 },
+    /// Waiting for the producer of an input file to close it.
+    File,
     /// All operations done.
     Done,
 }
@@ -89,6 +96,21 @@ struct Inflight {
     target: Target,
     hops: u16,
     parts: u16,
+    /// Servers of the layout the parts went to (for the `servers` of [`Target::Bb`]).
+    layout: Option<Vec<usize>>,
+    /// A read-cache fetch to record on completion: (global file, offset, bytes).
+    fill: Option<(u64, u64, u64)>,
+}
+
+/// Where one file's data lives, as seen from one compute node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Home {
+    /// The node-local SSD.
+    Local,
+    /// BB servers: capacity account and layout.
+    Bb { alloc: u32, layout: Layout },
+    /// The PFS.
+    Pfs,
 }
 
 /// Read-only context shared by every compute node.
@@ -114,6 +136,8 @@ pub struct NodeShared {
     pub bb_lps: Vec<LpId>,
     /// Whether each job waits for parent jobs (its controller starts it).
     pub has_parents: Vec<bool>,
+    /// Where each job's files live.
+    pub files: Vec<JobFiles>,
 }
 
 /// A compute-node LP.
@@ -145,6 +169,12 @@ pub struct NodeLp {
     pub replies: RouteCount,
     /// Bytes written to the local SSD / BB / PFS, and read.
     pub bytes_issued: [u64; 2],
+    /// Index of this node among its job's nodes.
+    job_node: u32,
+    /// Each local rank's read cache.
+    caches: Vec<Option<ReadCache>>,
+    /// Input files known to be complete (in-transit consumers).
+    ready: BTreeSet<u64>,
 }
 
 impl NodeLp {
@@ -160,8 +190,12 @@ impl NodeLp {
         bb_layout: Option<Layout>,
         pfs_layout: Layout,
         local: Option<Ssd>,
+        job_node: u32,
     ) -> Self {
         let n = ranks.len();
+        let cache = job
+            .and_then(|j| shared.files.get(j as usize))
+            .and_then(|f| f.cache);
         NodeLp {
             terminal,
             cluster,
@@ -190,7 +224,53 @@ impl NodeLp {
             finished: vec![None; n],
             replies: RouteCount::default(),
             bytes_issued: [0; 2],
+            job_node,
+            caches: (0..n)
+                .map(|_| cache.map(|c| ReadCache::new(c.capacity, c.block)))
+                .collect(),
+            ready: BTreeSet::new(),
         }
+    }
+
+    /// Read-cache totals over the node's ranks: (hits, misses, bytes fetched).
+    pub fn cache_totals(&self) -> (u64, u64, u64) {
+        self.caches.iter().flatten().fold((0, 0, 0), |a, c| {
+            (a.0 + c.hits, a.1 + c.misses, a.2 + c.fetched)
+        })
+    }
+
+    /// The global id of job-local `file` of job `j` (inputs map to their producer's files),
+    /// and where its data lives.
+    fn home(&self, j: u32, file: u32) -> (u64, Home) {
+        let sh = &self.shared;
+        let mine = &sh.files[j as usize];
+        let owner = mine.producer_of(file).unwrap_or(j);
+        let gfile = sh.file_base[owner as usize] + u64::from(file);
+        let of = &sh.files[owner as usize];
+        let home = match sh.placement {
+            Placement::NodeLocal if owner == j => Home::Local,
+            Placement::Grouped | Placement::Global => match (&of.dw, &self.bb_layout) {
+                (Some(dw), _) => {
+                    let staged_out =
+                        owner != j && !of.persistent && !mine.inputs.is_some_and(|i| i.in_transit);
+                    if staged_out {
+                        Home::Pfs
+                    } else {
+                        Home::Bb {
+                            alloc: of.alloc,
+                            layout: dw.layout_for(self.job_node, gfile),
+                        }
+                    }
+                }
+                (None, Some(layout)) if owner == j && of.uses_bb => Home::Bb {
+                    alloc: j,
+                    layout: layout.clone(),
+                },
+                _ => Home::Pfs,
+            },
+            _ => Home::Pfs,
+        };
+        (gfile, home)
     }
 
     /// The job ranks hosted here, in local order.
@@ -253,20 +333,23 @@ impl NodeLp {
                             self.replies.hops += u64::from(d.hops);
                             r.hops += u32::from(d.hops);
                             if let Some(rec) = self.tracker.on_reply(&r, ctx.now()) {
-                                let mut slots = 0u64;
-                                if let Some(layout) = &self.bb_layout {
-                                    for s in &rec.servers {
-                                        if let Some(pos) = layout.servers.iter().position(|&i| {
-                                            self.shared.bb_endpoints.get(i) == Some(s)
-                                        }) {
-                                            slots |= 1 << (pos.min(63));
-                                        }
-                                    }
-                                }
                                 if let Some(f) = self.inflight.get_mut(&rec.id) {
+                                    let servers: Vec<u32> = f
+                                        .layout
+                                        .iter()
+                                        .flatten()
+                                        .copied()
+                                        .filter(|&i| {
+                                            self.shared
+                                                .bb_endpoints
+                                                .get(i)
+                                                .is_some_and(|e| rec.servers.contains(e))
+                                        })
+                                        .map(|i| i as u32)
+                                        .collect();
                                     if let Target::Bb { .. } = f.target {
                                         f.target = Target::Bb {
-                                            slots,
+                                            servers,
                                             spilled: rec.spilled
                                                 || r.status == ReplyStatus::Spilled,
                                         };
@@ -289,6 +372,12 @@ impl NodeLp {
                 self.done_buf = done;
             }
             SimEvent::Ctl(CtlEvent::Start) => self.start_ranks(0, ctx),
+            SimEvent::Ctl(CtlEvent::FileReady { file, local }) => {
+                self.ready.insert(file);
+                if self.ranks.get(local as usize).map(|r| r.wait) == Some(Wait::File) {
+                    self.advance(local, ctx);
+                }
+            }
             SimEvent::Ctl(CtlEvent::Release { comm, seq }) => {
                 for local in 0..self.ranks.len() {
                     if self.ranks[local].wait == (Wait::Barrier { comm, seq }) {
@@ -329,7 +418,38 @@ impl NodeLp {
                         return;
                     }
                 }
-                Op::Open { .. } | Op::Close { .. } => {}
+                Op::Open { file } => {
+                    let files = &shared.files[j as usize];
+                    if files.producer_of(file.0).is_some()
+                        && files.inputs.is_some_and(|i| i.in_transit)
+                    {
+                        let (gfile, _) = self.home(j, file.0);
+                        if !self.ready.contains(&gfile) {
+                            self.ranks[li].wait = Wait::File;
+                            ctx.send(
+                                shared.jobctl[j as usize],
+                                CTL_LATENCY,
+                                SimEvent::Ctl(CtlEvent::WaitFile {
+                                    file: gfile,
+                                    node: ctx.me(),
+                                    local,
+                                }),
+                            );
+                            return;
+                        }
+                    }
+                }
+                Op::Close { file } => {
+                    let files = &shared.files[j as usize];
+                    if files.watched && files.producer_of(file.0).is_none() {
+                        let (gfile, _) = self.home(j, file.0);
+                        ctx.send(
+                            shared.jobctl[j as usize],
+                            CTL_LATENCY,
+                            SimEvent::Ctl(CtlEvent::Closed { file: gfile }),
+                        );
+                    }
+                }
                 Op::Delete { file } => self.delete(j, file.0, ctx),
                 Op::Write { size, .. } | Op::Read { size, .. } => {
                     self.ranks[li].wait = Wait::Io;
@@ -339,7 +459,36 @@ impl NodeLp {
                         self.ranks[li].wait = Wait::Timer;
                         continue;
                     }
-                    self.issue(local, j, op, ctx);
+                    if let Op::Read { file, offset, size } = op {
+                        let (gfile, _) = self.home(j, file.0);
+                        if let Some(cache) = self.caches[li].as_mut() {
+                            let extent = shared.file_extent.get(gfile as usize).copied();
+                            match cache.lookup(gfile, offset, size, extent.unwrap_or(0)) {
+                                Lookup::Hit => {
+                                    let now = ctx.now();
+                                    let copy =
+                                        bbsim_storage::units::transfer_ps(size, HIT_BANDWIDTH);
+                                    self.push_record(
+                                        rank,
+                                        op,
+                                        now,
+                                        now + copy,
+                                        Target::Cache,
+                                        0,
+                                        0,
+                                    );
+                                    self.ranks[li].wait = Wait::Timer;
+                                    ctx.send_self(copy, SimEvent::Wake { local });
+                                    return;
+                                }
+                                Lookup::Fetch { offset: at, len } => {
+                                    self.issue(local, j, op, Some((gfile, at, len)), ctx);
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                    self.issue(local, j, op, None, ctx);
                     return;
                 }
                 Op::Barrier { comm } => {
@@ -423,18 +572,30 @@ impl NodeLp {
         }
     }
 
-    fn issue(&mut self, local: u32, j: u32, op: Op, ctx: &mut Ctx<'_, SimEvent>) {
-        let (io, file, offset, len) = match op {
+    /// Issues the I/O of `op` (or, for a read-cache miss, the `fill` range instead).
+    fn issue(
+        &mut self,
+        local: u32,
+        j: u32,
+        op: Op,
+        fill: Option<(u64, u64, u64)>,
+        ctx: &mut Ctx<'_, SimEvent>,
+    ) {
+        let (io, file, mut offset, mut len) = match op {
             Op::Write { file, offset, size } => (IoOp::Write, file.0, offset, size),
             Op::Read { file, offset, size } => (IoOp::Read, file.0, offset, size),
             _ => return,
         };
+        if let Some((_, at, n)) = fill {
+            (offset, len) = (at, n);
+        }
         self.bytes_issued[usize::from(io == IoOp::Read)] += len;
-        let gfile = self.shared.file_base[j as usize] + u64::from(file);
+        let (gfile, home) = self.home(j, file);
         let id = self.next_app;
         self.next_app += 1;
         let now = ctx.now();
-        let (target, parts) = if self.local.is_some() {
+        let mut used_layout = None;
+        let (target, parts) = if home == Home::Local && self.local.is_some() {
             let addr = self.local_address(gfile, offset, len);
             if let Some(ssd) = self.local.as_mut() {
                 ssd.submit(
@@ -450,7 +611,7 @@ impl NodeLp {
             }
             (Target::Local, 1)
         } else {
-            let app = AppRequest {
+            let mut app = AppRequest {
                 id,
                 op: io,
                 alloc: j,
@@ -460,15 +621,21 @@ impl NodeLp {
                 len,
             };
             let me = Endpoint(self.terminal);
-            let (parts, target) = match (&self.bb_layout, self.shared.placement) {
-                (Some(layout), Placement::Grouped | Placement::Global) => (
-                    self.tracker
-                        .issue(app, layout, &self.shared.bb_endpoints, me, now),
-                    Target::Bb {
-                        slots: 0,
-                        spilled: false,
-                    },
-                ),
+            let (parts, target) = match home {
+                Home::Bb { alloc, layout } => {
+                    app.alloc = alloc;
+                    let parts =
+                        self.tracker
+                            .issue(app, &layout, &self.shared.bb_endpoints, me, now);
+                    used_layout = Some(layout.servers);
+                    (
+                        parts,
+                        Target::Bb {
+                            servers: Vec::new(),
+                            spilled: false,
+                        },
+                    )
+                }
                 _ => (
                     self.tracker
                         .issue(app, &self.pfs_layout, &self.shared.io_endpoints, me, now),
@@ -493,6 +660,8 @@ impl NodeLp {
                 target,
                 hops: 0,
                 parts,
+                layout: used_layout,
+                fill,
             },
         );
     }
@@ -501,6 +670,11 @@ impl NodeLp {
         let Some(f) = self.inflight.remove(&id) else {
             return;
         };
+        if let (Some((gfile, at, n)), Some(cache)) =
+            (f.fill, self.caches[f.local as usize].as_mut())
+        {
+            cache.fill(gfile, at, n);
+        }
         let rank = self.ranks[f.local as usize].rank;
         self.push_record(rank, f.op, f.start, ctx.now(), f.target, f.hops, f.parts);
         self.ranks[f.local as usize].wait = Wait::Timer;
@@ -509,8 +683,11 @@ impl NodeLp {
 
     /// A rank deleted a file: TRIM it on the local SSD, or tell the BB servers.
     fn delete(&mut self, j: u32, file: u32, ctx: &mut Ctx<'_, SimEvent>) {
-        let gfile = self.shared.file_base[j as usize] + u64::from(file);
-        if let Some(ssd) = self.local.as_mut() {
+        let (gfile, home) = self.home(j, file);
+        if home == Home::Local {
+            let Some(ssd) = self.local.as_mut() else {
+                return;
+            };
             if let Some(base) = self.regions.remove(&gfile) {
                 let extent = self
                     .shared
@@ -525,22 +702,15 @@ impl NodeLp {
             }
             return;
         }
-        if let Some(layout) = &self.bb_layout {
+        if let Home::Bb { alloc, layout } = home {
             let servers: Vec<u32> = layout
                 .servers
                 .iter()
                 .filter_map(|&i| self.shared.bb_endpoints.get(i).map(|e| e.0))
                 .collect();
             for t in servers {
-                self.nic.send_message(
-                    ctx,
-                    t,
-                    64,
-                    Payload::Delete {
-                        alloc: j,
-                        file: gfile,
-                    },
-                );
+                self.nic
+                    .send_message(ctx, t, 64, Payload::Delete { alloc, file: gfile });
             }
         }
     }
