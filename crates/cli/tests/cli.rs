@@ -917,7 +917,7 @@ fn a_reservation_never_holds_more_than_its_capacity() {
         "validate",
         scn,
         "--set",
-        "burst_buffer.placement=none",
+        "burst_buffer.placement=node-local",
         "--set",
         "jobs.0.bb_capacity=1GB",
     ]);

@@ -237,6 +237,24 @@ fn a_larger_read_cache_turns_small_reads_into_hits() {
 }
 
 #[test]
+fn placement_none_is_the_pfs_only_baseline_of_a_workflow() {
+    let out = scratch("pfs-baseline");
+    let s = run_scenario(
+        &data("tiny-workflow.toml"),
+        &out,
+        &["--set", "burst_buffer.placement=none"],
+    );
+    let rows = timeline(&out);
+    assert!(rows.iter().all(|r| r.target == "pfs"));
+    assert_eq!(s["reservations"].as_array().map(Vec::len), Some(0));
+    assert_eq!(s["conservation"]["to_pfs"], s["conservation"]["written"]);
+    // The workflow still holds: in transit and after.
+    check_reads_follow_writes(&rows, "sim", "viz");
+    check_reads_follow_writes(&rows, "sim", "post");
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
 fn workflow_mistakes_are_clear_errors() {
     let scn = data("tiny-workflow.toml");
     let scn = scn.to_str().expect("utf-8");

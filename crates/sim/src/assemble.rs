@@ -65,6 +65,10 @@ fn datawarp_allocations(
     servers: usize,
 ) -> Result<DwAllocations, Diagnostic> {
     let jobs = s.jobs.len();
+    if s.burst_buffer.placement == Placement::None {
+        // The PFS-only baseline: BB requests are not granted; every job uses the PFS.
+        return Ok((Vec::new(), vec![None; jobs]));
+    }
     let Some(grain) = s.burst_buffer.grain else {
         if !s.reservations.is_empty() {
             return Err(map.error_at(
@@ -151,8 +155,19 @@ fn job_files(
     let jobs = s.jobs.len() as u32;
     let names: Vec<&str> = w.jobs.iter().map(|j| j.name.as_str()).collect();
     let mut files: Vec<JobFiles> = (0..jobs).map(JobFiles::plain).collect();
+    let pfs_only = s.burst_buffer.placement == Placement::None;
     for (i, j) in s.jobs.iter().enumerate() {
         let f = &mut files[i];
+        if pfs_only {
+            f.uses_bb = false;
+            if let Some(c) = j.read_cache.filter(|c| c.0 > 0) {
+                f.cache = Some(CacheSpec {
+                    capacity: c.0,
+                    block: j.read_cache_block.0,
+                });
+            }
+            continue;
+        }
         f.uses_bb =
             s.burst_buffer.grain.is_none() || j.bb_capacity.is_some() || j.reservation.is_some();
         if let Some(dw) = &scratch[i] {
@@ -340,7 +355,7 @@ pub fn assemble(
     let mut stage_work: Vec<Vec<(usize, u64, u64)>> = vec![Vec::new(); workload.jobs.len()];
     for (i, j) in s.jobs.iter().enumerate() {
         let Some(dw) = &files[i].dw else {
-            if j.stage_in_inputs {
+            if j.stage_in_inputs && machine.placement != Placement::None {
                 return Err(map.error_at(
                     &format!("jobs[{i}].stage_in_inputs"),
                     "staging a job's input files needs a reservation: set burst_buffer.grain and `bb_capacity` or `reservation`",
@@ -391,7 +406,9 @@ pub fn assemble(
             .zip(&s.jobs)
             .zip(&stage_work)
             .map(|((p, j), w)| {
-                !p.is_empty() || j.stage_in.is_some_and(|b| b.0 > 0) || !w.is_empty()
+                let staged =
+                    j.stage_in.is_some_and(|b| b.0 > 0) && machine.placement != Placement::None;
+                !p.is_empty() || staged || !w.is_empty()
             })
             .collect(),
         files: files.clone(),
@@ -424,10 +441,10 @@ pub fn assemble(
             ("bb_capacity", j.bb_capacity.is_some()),
             ("stage_in", j.stage_in.is_some()),
         ] {
-            if present && !matches!(machine.placement, Placement::Grouped | Placement::Global) {
+            if present && machine.placement == Placement::NodeLocal {
                 return Err(map.error_at(
                     &format!("jobs[{i}].{key}"),
-                    format!("`{key}` needs BB servers: burst_buffer.placement = \"grouped\" or \"global\""),
+                    format!("`{key}` needs BB servers: burst_buffer.placement = \"grouped\" or \"global\" (or \"none\" for the PFS-only baseline, which ignores it)"),
                 ));
             }
         }
@@ -577,10 +594,8 @@ pub fn assemble(
         let job_nodes: Vec<LpId> = comm_nodes.first().cloned().unwrap_or_default();
         let mut ctl = JobCtl::new(j as u32, job.ranks(), sizes, comm_nodes, bb_lps.clone())
             .with_dependencies(parents[j].len() as u32, children, job_nodes, job.start_ps);
-        if let Some(bytes) = s.jobs[j]
-            .stage_in
-            .filter(|b| b.0 > 0 && job_dw[j].is_none())
-        {
+        let granted = machine.placement != Placement::None && job_dw[j].is_none();
+        if let Some(bytes) = s.jobs[j].stage_in.filter(|b| b.0 > 0 && granted) {
             let servers: Vec<LpId> = job_servers[j]
                 .iter()
                 .filter_map(|&i| bb_lps.get(i).copied())

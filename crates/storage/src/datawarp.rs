@@ -50,9 +50,11 @@ pub struct DwAllocation {
     pub stripe_size: u64,
 }
 
-/// Grants `capacity` bytes in grains over the first `ceil(capacity / grain)` of `candidates`
-/// (server indices in preference order, e.g. from [`crate::placement::stripe_set`] or
-/// least-loaded first). Fails naming `capacity` if there are not enough servers.
+/// Grants `capacity` bytes in whole grains over `candidates` (server indices in preference
+/// order, e.g. from [`crate::placement::stripe_set`] or least-loaded first): grain `k` goes to
+/// `candidates[k % n]`, so an allocation of `g` grains spans `min(g, n)` servers and a server
+/// holds one grain more than another at most. Fails naming `capacity` if it is zero or there
+/// are no servers.
 pub fn allocate(
     cfg: &DataWarpConfig,
     capacity: u64,
@@ -61,21 +63,21 @@ pub fn allocate(
 ) -> Result<DwAllocation, ConfigError> {
     cfg.validate()?;
     positive("capacity", capacity)?;
-    let grains = div_ceil_u64(capacity, cfg.grain);
-    if grains > candidates.len() as u64 {
+    if candidates.is_empty() {
         return Err(ConfigError::new(
             "capacity",
-            format!(
-                "({capacity} bytes) needs {grains} grains of {} bytes, one per server, but only \
-                 {} BB servers are available",
-                cfg.grain,
-                candidates.len()
-            ),
+            "no BB servers to allocate grains on",
         ));
     }
-    let servers = candidates[..grains as usize].to_vec();
+    let grains = div_ceil_u64(capacity, cfg.grain);
+    let n = candidates.len() as u64;
+    let used = grains.min(n) as usize;
+    let servers = candidates[..used].to_vec();
+    let per_server = (0..used as u64)
+        .map(|k| (grains / n + u64::from(k < grains % n)) * cfg.grain)
+        .collect();
     Ok(DwAllocation {
-        per_server: vec![cfg.grain; servers.len()],
+        per_server,
         granted: grains * cfg.grain,
         servers,
         mode,
@@ -125,9 +127,15 @@ mod tests {
         assert_eq!(p.layout_for(0, 0).servers, vec![10]);
         assert_eq!(p.layout_for(1, 0).servers, vec![11]);
         assert_eq!(p.layout_for(1, 1).servers, vec![10]);
-        let e = allocate(&cfg, 201 * GB, DwMode::Striped, &cands).unwrap_err();
+        // More grains than servers: they wrap around, one server at most one grain ahead.
+        let big = allocate(&cfg, 201 * GB, DwMode::Striped, &cands).unwrap();
+        assert_eq!(big.servers, cands);
+        assert_eq!(big.granted, 220 * GB);
+        assert_eq!(big.per_server[0], 40 * GB);
+        assert_eq!(big.per_server[1], 20 * GB);
+        assert_eq!(big.per_server.iter().sum::<u64>(), big.granted);
+        let e = allocate(&cfg, GB, DwMode::Striped, &[]).unwrap_err();
         assert_eq!(e.key, "capacity");
-        assert!(e.message.contains("11 grains"));
         let bad = DataWarpConfig { grain: 0, ..cfg };
         assert_eq!(
             allocate(&bad, GB, DwMode::Striped, &cands).unwrap_err().key,
