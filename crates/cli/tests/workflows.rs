@@ -284,3 +284,65 @@ fn workflow_mistakes_are_clear_errors() {
     let err = run_err(&["validate", scn, "--set", "burst_buffer.grain=0B"]);
     assert!(err.contains("burst_buffer.grain"), "{err}");
 }
+
+#[test]
+fn node_local_ssds_drain_to_the_pfs_in_the_background() {
+    let scn = data("tiny-fattree.toml");
+    let local = [
+        "--set",
+        "burst_buffer.placement=node-local",
+        "--set",
+        "burst_buffer.stripe_count=1",
+    ];
+    let mut runs = Vec::new();
+    for policy in ["none", "immediate", "job-end"] {
+        let out = scratch(&format!("local-drain-{policy}"));
+        let mut args = local.to_vec();
+        let set = format!("burst_buffer.drain.policy={policy}");
+        args.extend(["--set", &set]);
+        let s = run_scenario(&scn, &out, &args);
+        let c = s["conservation"].clone();
+        assert_eq!(c["holds"], true, "{policy}: {c}");
+        runs.push(s);
+        let _ = std::fs::remove_dir_all(out);
+    }
+    let c = |i: usize, k: &str| runs[i]["conservation"][k].as_u64().expect(k);
+    let node_local = c(0, "node_local");
+    assert!(node_local > 0);
+    assert_eq!((c(0, "local_drained"), c(0, "pfs_local_drained")), (0, 0));
+    for i in [1, 2] {
+        assert_eq!(c(i, "local_drained"), node_local);
+        assert_eq!(c(i, "pfs_local_drained"), node_local);
+        assert_eq!(c(i, "local_drain_pending"), 0);
+        // The copies outlive the jobs.
+        let last_end = runs[i]["jobs"]
+            .as_array()
+            .expect("jobs")
+            .iter()
+            .filter_map(|j| j["end_s"].as_f64())
+            .fold(0.0, f64::max);
+        assert!(runs[i]["last_activity_s"].as_f64().expect("f64") > last_end);
+    }
+    // At job end, nothing reaches the PFS while the ranks still run: the jobs end exactly as
+    // without a drain.
+    for j in 0..2 {
+        assert_eq!(runs[0]["jobs"][j]["end_s"], runs[2]["jobs"][j]["end_s"]);
+    }
+    // Background copies do not block the ranks: with the immediate drain each job ends before
+    // a synchronous copy of what the nodes wrote could have finished at the 1 GB/s drain
+    // bandwidth.
+    let copy = node_local as f64 / 1e9;
+    for j in 0..2 {
+        let t = runs[1]["jobs"][j]["run_time_s"].as_f64().expect("f64");
+        assert!(t < copy, "job {j}: {t} s vs {copy} s");
+    }
+    let err = run_err(&[
+        "validate",
+        scn.to_str().expect("utf-8"),
+        "--set",
+        "burst_buffer.placement=node-local",
+        "--set",
+        "burst_buffer.drain.policy=threshold",
+    ]);
+    assert!(err.contains("burst_buffer.drain.policy"), "{err}");
+}

@@ -7,12 +7,13 @@ use crate::diag::{Diagnostic, SourceMap};
 use crate::machine::{Machine, PFS_FORWARD_LATENCY};
 use crate::model::files::{CacheSpec, Inputs, JobFiles};
 use crate::model::hosts::STAGE_FILE_BASE;
+use crate::model::local_drain::{LocalDrainConfig, LocalDrainPolicy};
 use crate::model::node::NodeShared;
 use crate::model::{
     BbHost, IoHost, JobCtl, NodeLp, ResCtl, SimLp, BB, CLASS_NAMES, CTL, CTL_LATENCY, IO, NODE,
     PFS, ROUTER,
 };
-use crate::scenario::{AccessMode, Placement, Scenario};
+use crate::scenario::{AccessMode, DrainPolicyKind, Placement, Scenario};
 use bbsim_engine::{LookaheadTable, LpId, PartitionSpec, SimConfig, Simulation, Time};
 use bbsim_storage::datawarp::{allocate, DataWarpConfig, DwAllocation, DwMode};
 use bbsim_storage::placement::{stripe_set, Layout};
@@ -241,6 +242,33 @@ fn job_files(
     Ok(files)
 }
 
+/// The node-local SSDs' background drain, from `[burst_buffer.drain]` (node-local placement).
+fn local_drain(s: &Scenario, map: &SourceMap) -> Result<Option<LocalDrainConfig>, Diagnostic> {
+    if s.burst_buffer.placement != Placement::NodeLocal {
+        return Ok(None);
+    }
+    let d = &s.burst_buffer.drain;
+    let policy = match d.policy {
+        DrainPolicyKind::None => return Ok(None),
+        DrainPolicyKind::Immediate => LocalDrainPolicy::Immediately,
+        DrainPolicyKind::JobEnd => LocalDrainPolicy::AtJobEnd,
+        DrainPolicyKind::Threshold => {
+            return Err(map.error_at(
+                "burst_buffer.drain.policy",
+                "node-local SSDs drain with policy \"none\", \"immediate\" or \"job-end\" (\"threshold\" needs BB servers)",
+            ))
+        }
+    };
+    if d.bandwidth.0 == 0 {
+        return Err(map.error_at("burst_buffer.drain.bandwidth", "must be > 0"));
+    }
+    Ok(Some(LocalDrainConfig {
+        policy,
+        bandwidth: d.bandwidth.0,
+        max_outstanding: bbsim_storage::DrainConfig::default().max_outstanding,
+    }))
+}
+
 /// Close operations per global file of job `j` (how many closes complete each file).
 fn closes(w: &Workload, j: usize, base: u64) -> BTreeMap<u64, u32> {
     let mut m = BTreeMap::new();
@@ -412,6 +440,7 @@ pub fn assemble(
             })
             .collect(),
         files: files.clone(),
+        local_drain: local_drain(s, map)?,
     });
 
     // Which job and ranks each node hosts.

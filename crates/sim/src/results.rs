@@ -239,8 +239,16 @@ pub struct Conservation {
     pub pfs_drained: u64,
     /// Bytes the PFS stored from BB spills.
     pub pfs_spilled: u64,
+    /// Node-local bytes the compute nodes' drains had the PFS acknowledge.
+    pub local_drained: u64,
+    /// Node-local bytes the PFS stored from those drains (acknowledged or not yet).
+    pub pfs_local_drained: u64,
+    /// Node-local bytes not yet acknowledged by the PFS (queued, being read back or in
+    /// flight) when the run ended.
+    pub local_drain_pending: u64,
     /// Whether every written byte is in exactly one place: `to_bb = bb_received = bb_held +
-    /// bb_superseded + in_flight + pfs_drained + pfs_spilled` and `to_pfs = pfs_direct`.
+    /// bb_superseded + in_flight + pfs_drained + pfs_spilled`, `to_pfs = pfs_direct`, and with
+    /// node-local drains `node_local = local_drained + local_drain_pending`.
     pub holds: bool,
 }
 
@@ -297,6 +305,8 @@ pub fn reduce(
     let mut stage_outs: Vec<Option<(Time, Time)>> = vec![None; njobs];
     let mut cache = vec![(0u64, 0u64, 0u64); njobs];
     let mut reservations = Vec::new();
+    // Node-local drains: (acknowledged, pending) bytes, and whether any node has one.
+    let mut local_drain = (0u64, 0u64, false);
     let mut barriers = vec![0u64; njobs];
     let mut devices = Vec::new();
     let mut servers = Vec::new();
@@ -313,6 +323,10 @@ pub fn reduce(
                 nics.push(n.nic().stats().clone());
                 let Some(j) = n.job else { continue };
                 let job = &workload.jobs[j as usize];
+                let (handed, acked, pending) = n.drain_totals();
+                local_drain.0 += acked;
+                local_drain.1 += pending;
+                local_drain.2 |= handed + pending > 0;
                 let (h, m, f) = n.cache_totals();
                 let c = &mut cache[j as usize];
                 *c = (c.0 + h, c.1 + m, c.2 + f);
@@ -567,7 +581,7 @@ pub fn reduce(
     let to_bb = sum_target(&|t| t.starts_with("bb:"));
     let to_pfs = sum_target(&|t| t == "pfs");
     let in_flight = bb.drain_handed.saturating_sub(bb.drain_acked);
-    let pfs_direct = pfs.stored - pfs.stored_drain - pfs.stored_spill;
+    let pfs_direct = pfs.stored - pfs.stored_drain - pfs.stored_spill - pfs.stored_local_drain;
     let holds = written == node_local + to_bb + to_pfs
         && to_bb == bb.received
         && bb.received
@@ -578,7 +592,9 @@ pub fn reduce(
                 + in_flight
                 + pfs.stored_drain
                 + pfs.stored_spill
-        && to_pfs == pfs_direct;
+        && to_pfs == pfs_direct
+        && (!local_drain.2 || local_drain.0 + local_drain.1 == node_local)
+        && pfs.stored_local_drain >= local_drain.0;
     let conservation = Conservation {
         written,
         node_local,
@@ -591,6 +607,9 @@ pub fn reduce(
         pfs_direct,
         pfs_drained: pfs.stored_drain,
         pfs_spilled: pfs.stored_spill,
+        local_drained: local_drain.0,
+        pfs_local_drained: pfs.stored_local_drain,
+        local_drain_pending: local_drain.1,
         holds,
     };
     let makespan = if job_ends.iter().all(Option::is_some) && job_starts.iter().all(Option::is_some)

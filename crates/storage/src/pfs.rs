@@ -156,6 +156,8 @@ pub struct PfsTotals {
     pub stored_drain: u64,
     /// Of which spilled by full burst buffers.
     pub stored_spill: u64,
+    /// Of which drained from node-local SSDs by their compute nodes.
+    pub stored_local_drain: u64,
     /// Bytes read.
     pub read: u64,
     /// Requests completed.
@@ -337,6 +339,9 @@ impl PfsBackend {
                 match r.kind {
                     crate::request::RequestKind::Drain => self.totals.stored_drain += r.len,
                     crate::request::RequestKind::Spill => self.totals.stored_spill += r.len,
+                    crate::request::RequestKind::LocalDrain => {
+                        self.totals.stored_local_drain += r.len
+                    }
                     _ => {}
                 }
             }

@@ -25,6 +25,8 @@ pub enum RequestKind {
     Spill,
     /// Stage-in of PFS data into the BB before a job (sent by a BB server).
     StageIn,
+    /// Background copy of node-local SSD data to the PFS (sent by a compute node).
+    LocalDrain,
 }
 
 /// Bytes of protocol header assumed for every request and reply on the wire.

@@ -8,6 +8,7 @@ pub mod cache;
 pub mod files;
 pub mod hosts;
 pub mod jobctl;
+pub mod local_drain;
 pub mod node;
 pub mod resctl;
 

@@ -5,13 +5,15 @@
 use super::cache::{Lookup, ReadCache, HIT_BANDWIDTH};
 use super::files::JobFiles;
 use super::hosts::RouteCount;
+use super::local_drain::{LocalDrain, LocalDrainConfig};
 use super::{CtlEvent, Payload, SimEvent, CTL_LATENCY};
 use crate::scenario::Placement;
 use bbsim_engine::{Ctx, LpId, Time};
 use bbsim_storage::client::{AppRequest, IoTracker, MAX_PARTS};
 use bbsim_storage::placement::Layout;
 use bbsim_storage::{
-    Endpoint, IoOp, ReplyStatus, Ssd, SsdCompletion, SsdRequest, StorageEvent, StorageMsg,
+    Endpoint, IoOp, ReplyStatus, RequestKind, Ssd, SsdCompletion, SsdRequest, StorageEvent,
+    StorageMsg,
 };
 use bbsim_topology::nic::Nic;
 use bbsim_workload::{Op, Workload};
@@ -138,7 +140,14 @@ pub struct NodeShared {
     pub has_parents: Vec<bool>,
     /// Where each job's files live.
     pub files: Vec<JobFiles>,
+    /// The node-local SSDs' background drain to the PFS, if configured.
+    pub local_drain: Option<LocalDrainConfig>,
 }
+
+/// `Wake` target that means "the node-local drain's pacing delay is over".
+const DRAIN_TICK: u32 = u32::MAX;
+/// SSD tags of drain read-backs (application ids stay below).
+const DRAIN_TAG: u64 = 1 << 62;
 
 /// A compute-node LP.
 #[derive(Debug)]
@@ -175,6 +184,9 @@ pub struct NodeLp {
     caches: Vec<Option<ReadCache>>,
     /// Input files known to be complete (in-transit consumers).
     ready: BTreeSet<u64>,
+    /// The node-local SSD's background drain.
+    drain: Option<LocalDrain>,
+    next_drain_tag: u64,
 }
 
 impl NodeLp {
@@ -229,6 +241,96 @@ impl NodeLp {
                 .map(|_| cache.map(|c| ReadCache::new(c.capacity, c.block)))
                 .collect(),
             ready: BTreeSet::new(),
+            drain: None,
+            next_drain_tag: DRAIN_TAG,
+        }
+        .with_drain()
+    }
+
+    fn with_drain(mut self) -> Self {
+        if self.local.is_some() {
+            self.drain = self.shared.local_drain.map(LocalDrain::new);
+        }
+        self
+    }
+
+    /// The node-local drain's totals: (bytes handed to the PFS, bytes acknowledged, bytes not
+    /// yet acknowledged including queued ones).
+    pub fn drain_totals(&self) -> (u64, u64, u64) {
+        self.drain
+            .as_ref()
+            .map_or((0, 0, 0), |d| (d.handed, d.acked, d.pending()))
+    }
+
+    /// Starts the drain's next copies (SSD read-backs), or a pacing wake-up.
+    fn pump_drain(&mut self, ctx: &mut Ctx<'_, SimEvent>) {
+        loop {
+            let Some(d) = self.drain.as_mut() else { return };
+            match d.next(ctx.now()) {
+                Ok(Some(e)) => {
+                    let tag = self.next_drain_tag;
+                    self.next_drain_tag += 1;
+                    d.reads.insert(tag, e);
+                    if let Some(ssd) = self.local.as_mut() {
+                        ssd.submit(
+                            SsdRequest {
+                                tag,
+                                op: IoOp::Read,
+                                offset: e.3,
+                                len: e.2,
+                                stream: 0,
+                            },
+                            ctx,
+                        );
+                    }
+                }
+                Ok(None) => return,
+                Err(wait) => {
+                    if !d.tick {
+                        d.tick = true;
+                        ctx.send_self(wait, SimEvent::Wake { local: DRAIN_TICK });
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// A drain read-back finished: write the extent to the PFS.
+    fn drain_read_done(&mut self, tag: u64, ctx: &mut Ctx<'_, SimEvent>) {
+        let Some(e) = self.drain.as_mut().and_then(|d| d.reads.remove(&tag)) else {
+            return;
+        };
+        let (gfile, offset, len, _) = e;
+        let id = self.next_app;
+        self.next_app += 1;
+        let app = AppRequest {
+            id,
+            op: IoOp::Write,
+            alloc: self.job.unwrap_or(0),
+            stream: 0,
+            file: gfile,
+            offset,
+            len,
+        };
+        let me = Endpoint(self.terminal);
+        let parts = self.tracker.issue(
+            app,
+            &self.pfs_layout,
+            &self.shared.io_endpoints,
+            me,
+            ctx.now(),
+        );
+        for (to, mut req) in parts {
+            req.kind = RequestKind::LocalDrain;
+            let msg = StorageMsg::Request(req);
+            let bytes = msg.wire_bytes();
+            self.nic
+                .send_message(ctx, to.0, bytes, Payload::Storage(Box::new(msg)));
+        }
+        if let Some(d) = self.drain.as_mut() {
+            d.handed += len;
+            d.writes.insert(id, len);
         }
     }
 
@@ -319,6 +421,12 @@ impl NodeLp {
     /// Handles timers, network deliveries, SSD completions and barrier releases.
     pub fn handle(&mut self, ev: SimEvent, ctx: &mut Ctx<'_, SimEvent>) {
         match ev {
+            SimEvent::Wake { local: DRAIN_TICK } => {
+                if let Some(d) = self.drain.as_mut() {
+                    d.tick = false;
+                }
+                self.pump_drain(ctx);
+            }
             SimEvent::Wake { local } => self.advance(local, ctx),
             SimEvent::Net(e) => {
                 if let Some(d) = self.nic.handle(e, ctx) {
@@ -333,6 +441,15 @@ impl NodeLp {
                             self.replies.hops += u64::from(d.hops);
                             r.hops += u32::from(d.hops);
                             if let Some(rec) = self.tracker.on_reply(&r, ctx.now()) {
+                                if let Some(len) =
+                                    self.drain.as_mut().and_then(|d| d.writes.remove(&rec.id))
+                                {
+                                    if let Some(d) = self.drain.as_mut() {
+                                        d.acked += len;
+                                    }
+                                    self.pump_drain(ctx);
+                                    return;
+                                }
                                 if let Some(f) = self.inflight.get_mut(&rec.id) {
                                     let servers: Vec<u32> = f
                                         .layout
@@ -367,7 +484,12 @@ impl NodeLp {
                     ssd.handle(se, ctx, &mut done);
                 }
                 for c in done.drain(..) {
-                    self.complete(c.tag, ctx);
+                    if c.tag >= DRAIN_TAG {
+                        self.drain_read_done(c.tag, ctx);
+                        self.pump_drain(ctx);
+                    } else {
+                        self.complete(c.tag, ctx);
+                    }
                 }
                 self.done_buf = done;
             }
@@ -402,6 +524,12 @@ impl NodeLp {
             let Some(&op) = ops.get(pc) else {
                 self.ranks[li].wait = Wait::Done;
                 self.finished[li] = Some(ctx.now());
+                if self.ranks.iter().all(|r| r.wait == Wait::Done) {
+                    if let Some(d) = self.drain.as_mut() {
+                        d.open = true;
+                    }
+                    self.pump_drain(ctx);
+                }
                 ctx.send(
                     shared.jobctl[j as usize],
                     CTL_LATENCY,
@@ -674,6 +802,18 @@ impl NodeLp {
             (f.fill, self.caches[f.local as usize].as_mut())
         {
             cache.fill(gfile, at, n);
+        }
+        if let (Target::Local, Op::Write { file, offset, size }, Some(j)) =
+            (&f.target, f.op, self.job)
+        {
+            if self.drain.is_some() {
+                let (gfile, _) = self.home(j, file.0);
+                let addr = self.local_address(gfile, offset, size);
+                if let Some(d) = self.drain.as_mut() {
+                    d.push((gfile, offset, size, addr));
+                }
+                self.pump_drain(ctx);
+            }
         }
         let rank = self.ranks[f.local as usize].rank;
         self.push_record(rank, f.op, f.start, ctx.now(), f.target, f.hops, f.parts);
