@@ -72,97 +72,220 @@ impl<E: Send> PendingSet<E> for HeapSet<E> {
     }
 }
 
-/// Sorts events in descending key order: by time alone first (one word to compare), then each
-/// run of equal times by the full key. Same result as sorting by the full key.
-fn sort_descending<E>(v: &mut [Event<E>]) {
-    v.sort_unstable_by_key(|e| Reverse(e.key.time));
-    fix_ties(v);
-}
+/// Buckets in the ring of a [`WindowSet`] (a power of two).
+const WINDOW_BUCKETS: usize = 16;
 
-/// Sorts each run of equal times (already in place) by the full key, descending.
-fn fix_ties<E>(v: &mut [Event<E>]) {
-    let mut i = 0;
-    while i < v.len() {
-        let t = v[i].key.time;
-        let mut j = i + 1;
-        while j < v.len() && v[j].key.time == t {
-            j += 1;
-        }
-        if j - i > 1 {
-            v[i..j].sort_unstable_by_key(|e| Reverse(e.key));
-        }
-        i = j;
-    }
-}
+/// Index of the extra list among a [`WindowSet`]'s buckets.
+const EXTRA: usize = WINDOW_BUCKETS;
 
-/// Lookahead windows covered by the unsorted near-future list of a [`WindowSet`].
-const WINDOW_SPAN: u64 = 4;
+/// A bucket of the counting sort in [`WindowSet::refill`] holding more events than this makes
+/// the set fall back to a comparison sort (the insertion pass would be slow).
+const MAX_BUCKET: u32 = 12;
 
 /// A pending-event set specialised for lookahead windows.
 ///
 /// Events below the current horizon are in `current` (sorted, popped from the back) or, if
-/// they arrived after the sort (intra-window events), in the small `late` heap. Events up to
-/// `WINDOW_SPAN` lookaheads ahead wait unsorted in `near`; when the executor asks for a later
-/// limit, `near` is partitioned and the part below the new horizon is sorted once. Events
-/// further ahead wait in the `far` heap so they are not rescanned every window.
+/// they arrived after the sort (intra-window events), in the small `late` heap. Later events
+/// wait unsorted in a ring of time buckets (each a power of two of picoseconds wide, at most
+/// half a lookahead, so a window spans at least two); events beyond the ring wait in the `far`
+/// heap. When the executor asks for a later limit, the buckets wholly below it and the part of
+/// the bucket holding it that lies below it are sorted into `current` by a counting sort on time
+/// (about one counter per event, so each event moves once) followed by an insertion pass that
+/// orders each counter's events by the full key. Strongly clustered times fall back to a
+/// comparison sort.
 pub struct WindowSet<E> {
     horizon: Time,
-    current: Vec<Event<E>>,
+    /// Events below the horizon in descending key order; every slot holds an event (the
+    /// `Option` only lets the counting sort place events safely).
+    current: Vec<Option<Event<E>>>,
     late: BinaryHeap<Reverse<Event<E>>>,
-    near: Vec<Event<E>>,
-    near_min: Time,
-    near_limit: Time,
+    /// A bucket is `1 << shift` picoseconds wide.
+    shift: u32,
+    /// Absolute index (time >> shift) of the first ring bucket: the one holding `horizon`.
+    base: u64,
+    /// The ring buckets, then (at index `EXTRA`) the events of the next run taken from the
+    /// split bucket and the far heap.
+    buckets: [Vec<Event<E>>; WINDOW_BUCKETS + 1],
+    /// The earliest time in each ring bucket (`Time::MAX` if empty).
+    bucket_min: [Time; WINDOW_BUCKETS],
     far: BinaryHeap<Reverse<Event<E>>>,
-    span: Time,
+    /// Counting-sort counters (scratch).
+    counts: Vec<u32>,
     len: usize,
 }
 
+/// The event in a slot of [`WindowSet::current`] (every slot holds one).
+#[inline]
+fn held<E>(slot: &Option<Event<E>>) -> Option<&Event<E>> {
+    slot.as_ref()
+}
+
 impl<E> WindowSet<E> {
-    /// Moves everything below `limit` into the sorted run (which is empty when this is called).
+    /// The ring slot of absolute bucket `b`.
+    #[inline]
+    fn slot(b: u64) -> usize {
+        (b as usize) & (WINDOW_BUCKETS - 1)
+    }
+
+    /// Moves everything below `limit` into the sorted run (`current` and `late` are empty and
+    /// `limit > horizon` when this is called).
+    #[inline(never)]
     fn refill(&mut self, limit: Time) {
-        if self.near_limit < limit.saturating_add(self.span) {
-            self.near_limit = limit.saturating_add(self.span);
-            while let Some(Reverse(ev)) = self.far.peek() {
-                if ev.time() >= self.near_limit {
-                    break;
-                }
-                if let Some(Reverse(ev)) = self.far.pop() {
-                    self.near_min = self.near_min.min(ev.time());
-                    self.near.push(ev);
+        let lb = limit >> self.shift;
+        let ring_end = self.base.saturating_add(WINDOW_BUCKETS as u64);
+        // Buckets wholly below the limit are taken whole; the one holding it is split.
+        let whole = self.base..lb.min(ring_end);
+        if lb < ring_end {
+            let i = Self::slot(lb);
+            let (ring, extra) = self.buckets.split_at_mut(EXTRA);
+            let (bucket, extra) = (&mut ring[i], &mut extra[0]);
+            let mut min = Time::MAX;
+            let mut k = 0;
+            while k < bucket.len() {
+                let t = bucket[k].time();
+                if t < limit {
+                    extra.push(bucket.swap_remove(k));
+                } else {
+                    min = min.min(t);
+                    k += 1;
                 }
             }
+            self.bucket_min[i] = min;
+        }
+        while let Some(Reverse(ev)) = self.far.peek() {
+            if ev.time() >= limit {
+                break;
+            }
+            if let Some(Reverse(ev)) = self.far.pop() {
+                self.buckets[EXTRA].push(ev);
+            }
+        }
+        sort_into(
+            &mut self.current,
+            &mut self.counts,
+            &mut self.buckets,
+            whole.clone(),
+        );
+        for b in whole {
+            self.bucket_min[Self::slot(b)] = Time::MAX;
         }
         self.horizon = limit;
-        if self.near_min >= limit {
-            return;
-        }
-        let mut min = Time::MAX;
-        let mut i = 0;
-        while i < self.near.len() {
-            let t = self.near[i].time();
-            if t < limit {
-                self.current.push(self.near.swap_remove(i));
-            } else {
-                min = min.min(t);
-                i += 1;
+        self.base = lb;
+        // Far events that now fall inside the ring.
+        let ring_end = lb.saturating_add(WINDOW_BUCKETS as u64);
+        while let Some(Reverse(ev)) = self.far.peek() {
+            let b = ev.time() >> self.shift;
+            if b >= ring_end {
+                break;
+            }
+            if let Some(Reverse(ev)) = self.far.pop() {
+                let i = Self::slot(b);
+                self.bucket_min[i] = self.bucket_min[i].min(ev.time());
+                self.buckets[i].push(ev);
             }
         }
-        self.near_min = min;
-        sort_descending(&mut self.current);
+    }
+
+    /// The time of the next event in `current`.
+    #[inline]
+    fn current_time(&self) -> Option<Time> {
+        self.current.last().and_then(held).map(Event::time)
+    }
+}
+
+/// Moves the events of the ring buckets `whole` (absolute indices) and of the extra list (the
+/// last source) into `current` (empty) in descending key order, leaving the sources empty.
+fn sort_into<E>(
+    current: &mut Vec<Option<Event<E>>>,
+    counts: &mut Vec<u32>,
+    sources: &mut [Vec<Event<E>>; WINDOW_BUCKETS + 1],
+    whole: std::ops::Range<u64>,
+) {
+    // At most every ring bucket plus the extra list.
+    let mut picked = [0usize; WINDOW_BUCKETS + 1];
+    let mut count = 0;
+    for i in whole
+        .map(|b| (b as usize) & (WINDOW_BUCKETS - 1))
+        .chain(std::iter::once(EXTRA))
+    {
+        picked[count] = i;
+        count += 1;
+    }
+    let picked = &picked[..count];
+    let events = || picked.iter().flat_map(|&i| sources[i].iter());
+    let n: usize = picked.iter().map(|&i| sources[i].len()).sum();
+    let (mut lo, mut hi) = (Time::MAX, 0);
+    for e in events() {
+        lo = lo.min(e.time());
+        hi = hi.max(e.time());
+    }
+    let bits = usize::BITS - n.saturating_sub(1).leading_zeros();
+    let shift = (u64::BITS - hi.saturating_sub(lo).leading_zeros()).saturating_sub(bits);
+    let counter = |e: &Event<E>| ((e.time() - lo) >> shift) as usize;
+    counts.clear();
+    counts.resize(1 << bits, 0);
+    let mut most = 0;
+    for e in events() {
+        let c = &mut counts[counter(e)];
+        *c += 1;
+        most = most.max(*c);
+    }
+    if most > MAX_BUCKET {
+        // Clustered times: a comparison sort by time, then equal times by the full key.
+        let mut all: Vec<Event<E>> = Vec::with_capacity(n);
+        for &i in picked {
+            all.append(&mut sources[i]);
+        }
+        all.sort_unstable_by_key(|e| Reverse(e.time()));
+        let mut i = 0;
+        while i < n {
+            let t = all[i].time();
+            let j = i + all[i..].iter().take_while(|e| e.time() == t).count();
+            all[i..j].sort_unstable_by_key(|e| Reverse(e.key));
+            i = j;
+        }
+        current.extend(all.into_iter().map(Some));
+        return;
+    }
+    // Positions counted from the back, so the run comes out in descending order: counter `c`
+    // ends where the later counters start.
+    let mut end = n as u32;
+    for c in counts.iter_mut() {
+        end -= *c;
+        *c += end;
+    }
+    current.resize_with(n, || None);
+    for &i in picked {
+        for e in sources[i].drain(..) {
+            let c = &mut counts[counter(&e)];
+            *c -= 1;
+            current[*c as usize] = Some(e);
+        }
+    }
+    // Counters are in time order; within one, insertion sort by the full key (descending).
+    let key = |slot: &Option<Event<E>>| held(slot).map(|e| e.key);
+    for i in 1..n {
+        let mut j = i;
+        while j > 0 && key(&current[j - 1]) < key(&current[j]) {
+            current.swap(j - 1, j);
+            j -= 1;
+        }
     }
 }
 
 impl<E: Send> PendingSet<E> for WindowSet<E> {
     fn new(lookahead: Time) -> Self {
+        let target = (lookahead / 2).max(1);
         WindowSet {
             horizon: 0,
             current: Vec::new(),
             late: BinaryHeap::new(),
-            near: Vec::new(),
-            near_min: Time::MAX,
-            near_limit: 0,
+            shift: 63 - target.leading_zeros(),
+            base: 0,
+            buckets: std::array::from_fn(|_| Vec::new()),
+            bucket_min: [Time::MAX; WINDOW_BUCKETS],
             far: BinaryHeap::new(),
-            span: lookahead.max(1).saturating_mul(WINDOW_SPAN),
+            counts: Vec::new(),
             len: 0,
         }
     }
@@ -173,9 +296,14 @@ impl<E: Send> PendingSet<E> for WindowSet<E> {
         let t = ev.time();
         if t < self.horizon {
             self.late.push(Reverse(ev));
-        } else if t < self.near_limit {
-            self.near_min = self.near_min.min(t);
-            self.near.push(ev);
+            return;
+        }
+        // t >= horizon >= base << shift, so this does not underflow.
+        let b = t >> self.shift;
+        if b - self.base < WINDOW_BUCKETS as u64 {
+            let i = Self::slot(b);
+            self.bucket_min[i] = self.bucket_min[i].min(t);
+            self.buckets[i].push(ev);
         } else {
             self.far.push(Reverse(ev));
         }
@@ -184,7 +312,14 @@ impl<E: Send> PendingSet<E> for WindowSet<E> {
     #[inline]
     fn pop_before(&mut self, limit: Time) -> Option<Event<E>> {
         loop {
-            let from_late = match (self.current.last(), self.late.peek()) {
+            let from_late = match (self.current.last().and_then(held), self.late.peek()) {
+                (Some(c), None) => {
+                    if c.time() < limit {
+                        self.len -= 1;
+                        return self.current.pop().flatten();
+                    }
+                    return None;
+                }
                 (None, None) => {
                     if limit <= self.horizon || self.len == 0 {
                         return None;
@@ -195,21 +330,20 @@ impl<E: Send> PendingSet<E> for WindowSet<E> {
                     }
                     continue;
                 }
-                (Some(_), None) => false,
                 (None, Some(_)) => true,
                 (Some(c), Some(Reverse(l))) => l.key < c.key,
             };
             let t = if from_late {
                 self.late.peek().map(|r| r.0.time())
             } else {
-                self.current.last().map(Event::time)
+                self.current_time()
             };
             if t.is_some_and(|t| t < limit) {
                 self.len -= 1;
                 return if from_late {
                     self.late.pop().map(|r| r.0)
                 } else {
-                    self.current.pop()
+                    self.current.pop().flatten()
                 };
             }
             return None;
@@ -217,9 +351,14 @@ impl<E: Send> PendingSet<E> for WindowSet<E> {
     }
 
     fn next_time(&mut self) -> Option<Time> {
-        let a = self.current.last().map(Event::time);
+        let a = self.current_time();
         let b = self.late.peek().map(|r| r.0.time());
-        let c = (self.near_min < Time::MAX).then_some(self.near_min);
+        let c = self
+            .bucket_min
+            .iter()
+            .copied()
+            .min()
+            .filter(|&t| t < Time::MAX);
         let d = self.far.peek().map(|r| r.0.time());
         [a, b, c, d].into_iter().flatten().min()
     }
@@ -521,5 +660,71 @@ mod tests {
         );
         assert!(p.is_empty());
         assert_eq!(p.next_time(), None);
+    }
+
+    /// Pops in lookahead windows as the executors do (limits advancing from the earliest
+    /// pending time), pushing intra-window, near, far and equal-time events, and returns the
+    /// popped keys with each window's `next_time`.
+    fn windowed_workout<P: PendingSet<u32>>(lookahead: Time, clustered: bool) -> Vec<EventKey> {
+        let mut p = P::new(lookahead);
+        let mut rng = Rng::seed_from_u64(7);
+        let mut seq = 0;
+        let mut out = Vec::new();
+        let mut push = |p: &mut P, t: Time, rng: &mut Rng| {
+            // Clustered runs put many events on a few times (the counting sort's fallback).
+            let t = if clustered {
+                t / (lookahead * 2) * lookahead
+            } else {
+                t
+            };
+            p.push(ev(t, rng.below(5) as u32, seq));
+            seq += 1;
+        };
+        for _ in 0..300 {
+            let t = rng.below(20 * lookahead);
+            push(&mut p, t, &mut rng);
+        }
+        while out.len() < 30_000 {
+            let Some(gmin) = p.next_time() else {
+                break;
+            };
+            out.push(EventKey::new(gmin, 9, LpId(9), 9));
+            let limit = gmin + lookahead;
+            while let Some(e) = p.pop_before(limit) {
+                assert!(e.time() < limit);
+                out.push(e.key);
+                let now = e.time();
+                let r = rng.below(100);
+                let t = if r < 5 {
+                    now + rng.below(lookahead)
+                } else if r < 90 {
+                    now + lookahead + rng.below(3 * lookahead)
+                } else {
+                    now + 40 * lookahead + rng.below(lookahead)
+                };
+                push(&mut p, t, &mut rng);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn window_set_and_ring_match_the_heap_in_windows() {
+        for la in [1, 3, 64, 1000, 500_000] {
+            for clustered in [false, true] {
+                let heap = windowed_workout::<HeapSet<u32>>(la, clustered);
+                for (name, other) in [
+                    ("window", windowed_workout::<WindowSet<u32>>(la, clustered)),
+                    ("ring", windowed_workout::<BucketRing<u32>>(la, clustered)),
+                ] {
+                    assert_eq!(heap.len(), other.len());
+                    let first_diff = heap.iter().zip(&other).position(|(a, b)| a != b);
+                    assert_eq!(
+                        first_diff, None,
+                        "{name}: lookahead {la}, clustered {clustered}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -133,7 +133,7 @@ pub struct PholdLp {
 }
 
 impl PholdLp {
-    #[inline]
+    #[inline(always)]
     fn send_next(&mut self, ctx: &mut Ctx<'_, PholdEvent>) {
         let rng = ctx.rng();
         let dst = if rng.uniform() < self.remote {
@@ -168,7 +168,7 @@ impl LogicalProcess for PholdLp {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn handle(&mut self, _event: PholdEvent, ctx: &mut Ctx<'_, PholdEvent>) {
         self.received += 1;
         let k = ctx.current_key();

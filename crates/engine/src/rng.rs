@@ -126,6 +126,7 @@ struct Ziggurat {
     fe: [f64; 256],
 }
 
+#[inline]
 fn ziggurat() -> &'static Ziggurat {
     static TABLES: std::sync::OnceLock<Ziggurat> = std::sync::OnceLock::new();
     TABLES.get_or_init(|| {

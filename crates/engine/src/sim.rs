@@ -57,35 +57,68 @@ impl<'a> Channels<'a> {
     /// Checks one send made by `src` at time `now`. Returns whether the event crosses clusters.
     #[inline]
     pub fn check<E>(&self, src: LpId, now: Time, ev: &Event<E>) -> Result<bool, EngineError> {
-        let d = ev.dst.index();
-        let s = src.index();
-        let (Some(&dc), Some(&sc)) = (self.cluster_of.get(d), self.cluster_of.get(s)) else {
-            return Err(EngineError::NoSuchLp {
-                src,
-                dst: ev.dst,
-                send_time: now,
-                nlp: self.cluster_of.len(),
-            });
+        let Some(&sc) = self.cluster_of.get(src.index()) else {
+            return Err(self.no_such_lp(src, now, ev));
         };
-        if dc == sc {
-            return Ok(false);
+        self.destination(src, sc, now, ev).map(|dc| dc != sc)
+    }
+
+    /// Checks one send made at time `now` by `src`, an LP of cluster `src_cluster`, and returns
+    /// the destination's cluster.
+    #[inline]
+    pub(crate) fn destination<E>(
+        &self,
+        src: LpId,
+        src_cluster: u32,
+        now: Time,
+        ev: &Event<E>,
+    ) -> Result<u32, EngineError> {
+        if ev.dst == src {
+            return Ok(src_cluster);
         }
-        let (fc, tc) = (self.classes[s], self.classes[d]);
-        let required = self.table.get(fc, tc);
-        match required {
-            Some(r) if ev.time() - now >= r => Ok(true),
-            _ => Err(EngineError::LookaheadViolation {
-                src: (src, String::new()),
-                dst: (ev.dst, String::new()),
-                send_time: now,
-                recv_time: ev.time(),
-                required,
-                channel: format!(
-                    "{} -> {}",
-                    self.table.class_name(fc),
-                    self.table.class_name(tc)
-                ),
-            }),
+        let Some(&dc) = self.cluster_of.get(ev.dst.index()) else {
+            return Err(self.no_such_lp(src, now, ev));
+        };
+        if dc != src_cluster {
+            let (fc, tc) = (self.classes[src.index()], self.classes[ev.dst.index()]);
+            let required = self.table.get(fc, tc);
+            if !required.is_some_and(|r| ev.time() - now >= r) {
+                return Err(self.violation(src, now, ev, required));
+            }
+        }
+        Ok(dc)
+    }
+
+    #[cold]
+    fn no_such_lp<E>(&self, src: LpId, now: Time, ev: &Event<E>) -> EngineError {
+        EngineError::NoSuchLp {
+            src,
+            dst: ev.dst,
+            send_time: now,
+            nlp: self.cluster_of.len(),
+        }
+    }
+
+    #[cold]
+    fn violation<E>(
+        &self,
+        src: LpId,
+        now: Time,
+        ev: &Event<E>,
+        required: Option<Time>,
+    ) -> EngineError {
+        let (fc, tc) = (self.classes[src.index()], self.classes[ev.dst.index()]);
+        EngineError::LookaheadViolation {
+            src: (src, String::new()),
+            dst: (ev.dst, String::new()),
+            send_time: now,
+            recv_time: ev.time(),
+            required,
+            channel: format!(
+                "{} -> {}",
+                self.table.class_name(fc),
+                self.table.class_name(tc)
+            ),
         }
     }
 
@@ -107,7 +140,7 @@ impl<'a> Channels<'a> {
 }
 
 /// Handles one event on its LP, collecting the LP's sends into `out`.
-#[inline]
+#[inline(always)]
 pub(crate) fn dispatch<L: LogicalProcess>(
     slot: &mut LpSlot<L>,
     ev: Event<L::Event>,

@@ -56,6 +56,8 @@ struct Cluster<L: LogicalProcess, P> {
     slots: Vec<LpSlot<L>>,
     /// Global LP index of each local slot.
     members: Vec<u32>,
+    /// The first member, when the members are consecutive LPs (local slot = LP - first).
+    first_member: Option<u32>,
     pending: P,
 }
 
@@ -116,6 +118,7 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         .map(|_| Cluster {
             slots: Vec::new(),
             members: Vec::new(),
+            first_member: None,
             pending: P::new(window),
         })
         .collect();
@@ -124,6 +127,10 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         local_index[i] = c.slots.len() as u32;
         c.slots.push(slot);
         c.members.push(i as u32);
+    }
+    for c in &mut clusters {
+        let consecutive = c.members.windows(2).all(|w| w[1] == w[0] + 1);
+        c.first_member = c.members.first().copied().filter(|_| consecutive);
     }
     for ev in initial {
         let c = channels.cluster_of(ev.dst) as usize;
@@ -220,6 +227,28 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     })
 }
 
+/// Queues checked sends of cluster `my_cluster` (`dests` holds their clusters): its own events
+/// into its pending set, the others into the outbox of their cluster (`local_min` tracks the
+/// earliest of those).
+#[inline]
+fn route<L: LogicalProcess, P: PendingSet<L::Event>>(
+    my_cluster: u32,
+    cl: &mut Cluster<L, P>,
+    sent: &mut Vec<Event<L::Event>>,
+    dests: &mut Vec<u32>,
+    outboxes: &mut [Vec<Event<L::Event>>],
+    local_min: &mut Time,
+) {
+    for (out, dc) in sent.drain(..).zip(dests.drain(..)) {
+        if dc == my_cluster {
+            cl.pending.push(out);
+        } else {
+            *local_min = (*local_min).min(out.time());
+            outboxes[dc as usize].push(out);
+        }
+    }
+}
+
 fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
     sh: &Shared<'_, L, P>,
     first: Time,
@@ -227,6 +256,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
     let nclusters = sh.clusters.len();
     let mut outboxes: Vec<Vec<Event<L::Event>>> = (0..nclusters).map(|_| Vec::new()).collect();
     let mut sent = Vec::new();
+    let mut dests = Vec::new();
     let mut stats = ThreadStats::default();
     let mut failure: Option<Failure> = None;
     let mut last = 0;
@@ -259,40 +289,46 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 }
             }
             let my_cluster = c as u32;
-            while let Some(ev) = cl.pending.pop_before(window_end) {
+            // Sends wait in `sent` and are routed when the cluster's window is done (reading an
+            // event back right after the model wrote it stalls on store forwarding); each is
+            // checked at once. Sends into this window go in at once.
+            'events: while let Some(ev) = cl.pending.pop_before(window_end) {
                 let t = ev.time();
                 let key = ev.key;
                 let me = ev.dst;
                 last = last.max(t);
                 stats.events += 1;
-                let local = sh.local_index[me.index()] as usize;
+                let local = match cl.first_member {
+                    Some(first) => me.0.wrapping_sub(first) as usize,
+                    None => sh.local_index[me.index()] as usize,
+                };
+                let first_new = sent.len();
                 dispatch(&mut cl.slots[local], ev, &mut sent, &mut stop_requested);
-                let mut failed = false;
-                for out in sent.drain(..) {
-                    match sh.channels.check(me, t, &out) {
-                        Ok(_) => {
-                            let dc = sh.channels.cluster_of(out.dst);
-                            if dc == my_cluster {
-                                cl.pending.push(out);
-                            } else {
-                                local_min = local_min.min(out.time());
-                                outboxes[dc as usize].push(out);
-                            }
+                let mut now_due = false;
+                for out in &sent[first_new..] {
+                    match sh.channels.destination(me, my_cluster, t, out) {
+                        Ok(dc) => {
+                            dests.push(dc);
+                            now_due |= out.time() < window_end;
                         }
                         Err(error) => {
-                            if !failed {
-                                failure = Failure::earliest(
-                                    failure.take(),
-                                    Some(Failure { at: key, error }),
-                                );
-                                failed = true;
-                            }
+                            // Keep the sends made before this event; drop this event's.
+                            sent.truncate(first_new);
+                            dests.truncate(first_new);
+                            failure =
+                                Failure::earliest(failure.take(), Some(Failure { at: key, error }));
+                            break 'events;
                         }
                     }
                 }
-                if failed {
-                    break;
+                if now_due {
+                    let (s, d) = (&mut sent, &mut dests);
+                    route(my_cluster, cl, s, d, &mut outboxes, &mut local_min);
                 }
+            }
+            if !sent.is_empty() {
+                let (s, d) = (&mut sent, &mut dests);
+                route(my_cluster, cl, s, d, &mut outboxes, &mut local_min);
             }
             if let Some(t) = cl.pending.next_time() {
                 local_min = local_min.min(t);
