@@ -371,11 +371,11 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
         },
     };
     let packet = s.simulation.packet_size.0;
-    if packet == 0 || packet > 65_535 {
+    if packet == 0 || packet > u64::from(bbsim_topology::MAX_PACKET_SIZE) {
         return Err(map.error_at(
             "simulation.packet_size",
             format!(
-                "must be between 1B and 65535B, got {}",
+                "must be between 1B and 64MiB (67108864B), got {}",
                 format_bytes(packet)
             ),
         ));

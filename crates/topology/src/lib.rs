@@ -41,7 +41,9 @@ pub use error::NetError;
 pub use fattree::FatTreeConfig;
 pub use link::{LinkClass, LinkParams, LinkStats};
 pub use metrics::TopologySummary;
-pub use network::{LpLayout, Network, NetworkConfig, RouterParams};
+pub use network::{
+    LpLayout, Network, NetworkConfig, RouterParams, MAX_PACKET_SERIALISATION, MAX_PACKET_SIZE,
+};
 pub use nic::{Nic, NicStats};
 pub use packet::{Delivered, MessageId, NetEvent, Packet};
 pub use router::{Router, RouterStats};

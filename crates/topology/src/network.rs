@@ -11,7 +11,7 @@ use crate::packet::NONE;
 use crate::router::Router;
 use crate::routing::{Algo, Routing};
 use crate::topology::{Shape, Topology, TopologyConfig};
-use bbsim_engine::time::NS;
+use bbsim_engine::time::{NS, SEC};
 use bbsim_engine::{LookaheadTable, LpId, Time};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -29,6 +29,15 @@ fn default_ugal_threshold() -> u32 {
     3_072
 }
 
+/// Largest packet size in bytes: 64 MiB. Large packets trade fairness granularity (arbitration
+/// is per packet) for far fewer events per byte.
+pub const MAX_PACKET_SIZE: u32 = 64 << 20;
+
+/// Longest serialisation (ps) of one full packet on the slowest link: one hour. It keeps packet
+/// times far from the 64-bit picosecond range (about 213 days); real links are many orders of
+/// magnitude faster (a 64 MiB packet reaches it only below about 18.6 kB/s).
+pub const MAX_PACKET_SERIALISATION: Time = 3_600 * SEC;
+
 /// Default virtual channels (lanes) per port on fat-trees.
 pub const FAT_TREE_LANES: u8 = 4;
 
@@ -40,8 +49,8 @@ pub struct NetworkConfig {
     pub topology: TopologyConfig,
     /// The routing algorithm (validated against the topology).
     pub routing: Routing,
-    /// Packet size in bytes (messages are split into packets of this size; the last packet
-    /// carries the remainder). Default 512.
+    /// Packet size in bytes, 1 to [`MAX_PACKET_SIZE`] (64 MiB). Messages are split into packets
+    /// of this size; the last packet carries the remainder. Default 512.
     #[serde(default = "default_packet_size")]
     pub packet_size: u32,
     /// Input buffer of each virtual channel of each router port, in packets. Default 16.
@@ -124,9 +133,9 @@ impl LpLayout {
     }
 }
 
-/// Checks the limits of the compact packet header: a packet's serialisation on any link fits
-/// in 32 bits of ps, routes visit at most 255 routers, dragonfly groups and global slots fit
-/// in 16 bits.
+/// Checks the limits of the compact packet header and of packet timing: a full packet's
+/// serialisation on any link takes at most [`MAX_PACKET_SERIALISATION`], routes visit at most
+/// 255 routers, dragonfly groups and global slots fit in 16 bits.
 fn check_packet_limits(topo: &Topology, packet_size: u32) -> Result<(), NetError> {
     let slowest = topo
         .wiring()
@@ -136,10 +145,13 @@ fn check_packet_limits(topo: &Topology, packet_size: u32) -> Result<(), NetError
         .map(|p| p.link.bandwidth)
         .min();
     if let Some(bw) = slowest {
-        if serialisation(u64::from(packet_size), bw) > Time::from(u32::MAX) {
+        if serialisation(u64::from(packet_size), bw) > MAX_PACKET_SERIALISATION {
             return Err(NetError::invalid(
                 "link bandwidth",
-                format!("a bandwidth at which a {packet_size}-byte packet takes at most 4.29 ms"),
+                format!(
+                    "a bandwidth at which one packet (packet_size = {packet_size} bytes) \
+                     serialises in at most 1 hour"
+                ),
                 format!("{bw} bytes/s"),
             ));
         }
@@ -181,11 +193,10 @@ pub struct Network {
 impl Network {
     /// Builds and validates the network described by `cfg`.
     pub fn build(cfg: &NetworkConfig) -> Result<Self, NetError> {
-        at_least("packet_size", u64::from(cfg.packet_size), 1)?;
-        if cfg.packet_size > u32::from(u16::MAX) {
+        if !(1..=MAX_PACKET_SIZE).contains(&cfg.packet_size) {
             return Err(NetError::invalid(
                 "packet_size",
-                "at most 65535 bytes",
+                "1 to 67108864 bytes (64 MiB)",
                 cfg.packet_size,
             ));
         }

@@ -202,7 +202,6 @@ impl<P> Nic<P> {
             };
             let bytes = m.left.min(u64::from(self.packet_size)) as u32;
             let cost = bytes.max(1);
-            let pkt_bytes = bytes as u16;
             if self.credits < cost {
                 return; // a credit will call us again
             }
@@ -220,10 +219,9 @@ impl<P> Nic<P> {
                 src: self.terminal,
                 dst: m.dst,
                 seq: m.seq,
-                bytes: pkt_bytes,
+                bytes,
                 packets: m.packets,
                 injected: m.injected,
-                ser_in: ser as u32,
                 aux: NONE,
                 slot: NONE,
                 hops: 0,

@@ -20,7 +20,9 @@ pub struct MessageId {
 }
 
 /// One packet in flight: a small `Copy` header of 40 bytes (the payload travels beside it in
-/// the event).
+/// the event; fields ordered by alignment, 2 bytes of padding). A router derives when the
+/// packet's tail arrives from its size and the input link's bandwidth, so the header carries no
+/// serialisation time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
     /// Source terminal.
@@ -33,15 +35,13 @@ pub struct Packet {
     pub packets: u32,
     /// Time (ps) the message was handed to the source NIC.
     pub injected: Time,
-    /// Serialisation time (ps) of the packet on the link it is arriving on: its tail arrives
-    /// this long after its head.
-    pub ser_in: u32,
+    /// Bytes in this packet (`packet_size`, or the remainder for the last packet; at most
+    /// [`crate::MAX_PACKET_SIZE`]).
+    pub bytes: u32,
     /// Dragonfly: the intermediate group of a non-minimal route ([`NONE`] otherwise).
     pub aux: u16,
     /// Dragonfly: the global slot chosen for the current phase ([`NONE`] until chosen).
     pub slot: u16,
-    /// Bytes in this packet (`packet_size`, or the remainder for the last packet).
-    pub bytes: u16,
     /// Input port at the receiving router.
     pub in_port: u16,
     /// Routers traversed so far.
@@ -65,7 +65,7 @@ impl Packet {
     /// least 1 so that empty messages still use a buffer slot.
     #[inline]
     pub fn cost(&self) -> u32 {
-        u32::from(self.bytes.max(1))
+        self.bytes.max(1)
     }
 }
 
@@ -125,4 +125,14 @@ pub struct Delivered<P> {
     pub hops: u16,
     /// Whether any packet took a non-minimal route.
     pub nonminimal: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_stays_compact() {
+        assert_eq!(std::mem::size_of::<Packet>(), 40);
+    }
 }

@@ -73,16 +73,17 @@ pub struct RouterStats {
     /// Time integral of the bytes held in all input buffers (byte x ps).
     pub occupancy_area: u128,
     /// Largest number of bytes held in all input buffers at once.
-    pub max_occupancy: u32,
+    pub max_occupancy: u64,
     /// Largest number of bytes held in each input port's buffers (all VCs) at once.
-    pub port_max_occupancy: Vec<u32>,
-    occupancy: u32,
-    port_occupancy: Vec<u32>,
+    pub port_max_occupancy: Vec<u64>,
+    occupancy: u64,
+    port_occupancy: Vec<u64>,
     last_change: Time,
 }
 
 impl RouterStats {
     fn change(&mut self, now: Time, port: usize, add: bool, bytes: u32) {
+        let bytes = u64::from(bytes);
         self.occupancy_area += u128::from(self.occupancy) * u128::from(now - self.last_change);
         self.last_change = now;
         if add {
@@ -98,7 +99,7 @@ impl RouterStats {
     }
 
     /// Bytes held in the input buffers right now.
-    pub fn current_occupancy(&self) -> u32 {
+    pub fn current_occupancy(&self) -> u64 {
         self.occupancy
     }
 
@@ -127,8 +128,10 @@ pub struct Router<P> {
     ports: Box<[PortRt]>,
     inputs: Vec<VecDeque<Buffered<P>>>,
     out: Vec<OutState>,
+    /// Free downstream buffer (bytes) per output port and VC: at most `buffer_bytes` (< 2^32).
     credits: Vec<u32>,
-    load: Vec<u32>,
+    /// Bytes per output port queued here or buffered downstream (all VCs): can pass 2^32.
+    load: Vec<u64>,
     stats: RouterStats,
 }
 
@@ -153,6 +156,16 @@ impl<P> Router<P> {
                     }
                     Peer::Terminal(t) => (layout.terminals[t as usize], 0, PeerKind::Terminal),
                 };
+                debug_assert!(
+                    match p.peer {
+                        Peer::None => true,
+                        Peer::Router { router, port } => {
+                            topo.ports(router)[usize::from(port)].link == p.link
+                        }
+                        Peer::Terminal(t) => topo.attachment(t).map(|a| a.link) == Some(p.link),
+                    },
+                    "both directions of a link share its parameters (cut-through relies on it)"
+                );
                 PortRt {
                     peer_lp,
                     peer_port,
@@ -237,7 +250,7 @@ impl<P> Router<P> {
             NetEvent::Credit { port, vc, bytes } => {
                 let p = usize::from(port);
                 self.credits[p * self.vcs as usize + usize::from(vc)] += bytes;
-                self.load[p] -= bytes;
+                self.load[p] -= u64::from(bytes);
                 if !self.out[p].requests.is_empty() {
                     self.arbitrate(p, ctx);
                 }
@@ -280,7 +293,7 @@ impl<P> Router<P> {
         } else {
             out_vc
         };
-        self.load[usize::from(out_port)] += cost;
+        self.load[usize::from(out_port)] += u64::from(cost);
         let in_port = usize::from(pkt.in_port);
         self.stats.change(ctx.now(), in_port, true, cost);
         let idx = in_port * self.vcs as usize + usize::from(pkt.vc);
@@ -402,15 +415,28 @@ impl<P> Router<P> {
         let port = usize::from(b.out_port);
         let rt = self.ports[port];
         let cost = b.pkt.cost();
-        let ser = if u32::from(b.pkt.bytes) == self.params.packet_size {
+        let ser = if b.pkt.bytes == self.params.packet_size {
             rt.ser_full
         } else {
             serialisation(u64::from(b.pkt.bytes), rt.bandwidth)
         };
-        // Cut-through: the tail cannot leave before it has arrived. It arrives `ser_in` after
-        // the head, which arrived `router_delay` before this packet's arrival event.
-        let tail = b.arrived - self.params.router_delay + Time::from(b.pkt.ser_in);
-        let start = now.max(tail.saturating_sub(ser));
+        // Cut-through: the tail cannot leave before it has arrived. It arrives one serialisation
+        // on the input link after the head, which arrived `router_delay` before this packet's
+        // arrival event. Both directions of a link share its bandwidth, so the input port gives
+        // that serialisation; an input link no slower than the output never holds the tail back
+        // (then `tail - ser <= head <= now`).
+        let up = self.ports[usize::from(b.pkt.in_port)];
+        let start = if up.bandwidth < rt.bandwidth {
+            let ser_in = if b.pkt.bytes == self.params.packet_size {
+                up.ser_full
+            } else {
+                serialisation(u64::from(b.pkt.bytes), up.bandwidth)
+            };
+            let tail = b.arrived - self.params.router_delay + ser_in;
+            now.max(tail.saturating_sub(ser))
+        } else {
+            now
+        };
         let end = start + ser;
         self.out[port].busy_until = end;
         self.stats.links[port].record(u64::from(b.pkt.bytes), ser);
@@ -418,7 +444,6 @@ impl<P> Router<P> {
         let (in_port, in_vc) = (usize::from(b.pkt.in_port), b.pkt.vc);
         self.stats.change(now, in_port, false, cost);
         let mut pkt = b.pkt;
-        pkt.ser_in = ser as u32;
         match rt.kind {
             PeerKind::Router => {
                 self.credits[port * vcs + usize::from(b.out_vc)] -= cost;
@@ -432,7 +457,7 @@ impl<P> Router<P> {
                 ctx.send(rt.peer_lp, delay, E::from(ev));
             }
             PeerKind::Terminal | PeerKind::None => {
-                self.load[port] -= cost;
+                self.load[port] -= u64::from(cost);
                 let ev = NetEvent::Packet {
                     pkt,
                     payload: b.payload,

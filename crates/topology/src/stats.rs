@@ -36,9 +36,9 @@ pub struct NetworkStats {
     /// Mean over routers of the time-averaged bytes held in input buffers.
     pub mean_buffer_occupancy: f64,
     /// Largest number of bytes held in one router's input buffers at once.
-    pub max_buffer_occupancy: u32,
+    pub max_buffer_occupancy: u64,
     /// Largest number of bytes held in one input port's buffers at once.
-    pub max_port_occupancy: u32,
+    pub max_port_occupancy: u64,
 }
 
 impl NetworkStats {
@@ -55,7 +55,7 @@ impl NetworkStats {
         let mut channels = vec![0u64; n];
         let mut max_busy = vec![0 as Time; n];
         let mut packets_routed = 0;
-        let (mut occ_sum, mut max_occ, mut max_port, mut count) = (0.0, 0u32, 0u32, 0u32);
+        let (mut occ_sum, mut max_occ, mut max_port, mut count) = (0.0, 0u64, 0u64, 0u32);
         for r in routers {
             let s = r.stats();
             packets_routed += s.packets;
@@ -117,7 +117,7 @@ impl NetworkStats {
         }
         d.word(self.packets_routed)
             .word(self.mean_buffer_occupancy.to_bits())
-            .word(u64::from(self.max_buffer_occupancy))
-            .word(u64::from(self.max_port_occupancy));
+            .word(self.max_buffer_occupancy)
+            .word(self.max_port_occupancy);
     }
 }

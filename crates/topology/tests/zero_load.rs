@@ -16,17 +16,6 @@ const D: Time = 90 * NS;
 const L: Time = 100 * NS;
 const BW: u64 = 12_500_000_000;
 
-/// Sum of packet serialisation times of a message (the last packet carries the remainder).
-fn message_serialisation(bytes: u64, packet: u64, bw: u64) -> Time {
-    let full = bytes / packet;
-    let rest = bytes % packet;
-    let mut t = full * serialisation(packet, bw);
-    if rest > 0 || bytes == 0 {
-        t += serialisation(rest, bw);
-    }
-    t
-}
-
 /// Sends one message at a time (spaced far apart) from `src` to each `dst` and checks
 /// latency = hops x (L + D) + L + serialisation, with hops the topology's hop distance.
 fn check_zero_load(
@@ -36,41 +25,7 @@ fn check_zero_load(
     sizes: &[u64],
 ) {
     let net: Network = net(topology, routing).build().expect("builds");
-    let mut scripts = vec![Vec::new(); net.terminals() as usize];
-    let mut expected = Vec::new();
-    let mut at = 0;
-    for (i, &(src, dst)) in pairs.iter().enumerate() {
-        for &bytes in sizes {
-            let payload = (i as u64) << 32 | bytes;
-            scripts[src as usize].push(Msg {
-                at,
-                dst,
-                bytes,
-                payload,
-            });
-            let hops = net.hop_distance(src, dst).unwrap();
-            let latency = Time::from(hops) * (L + D) + L + message_serialisation(bytes, 512, BW);
-            expected.push((payload, src, dst, bytes, hops, at, latency));
-            at += 100 * US;
-        }
-    }
-    let mut sim = build(&net, scripts, 7);
-    let mut got = run(&mut sim, 1);
-    got.sort_by_key(|d| d.injected);
-    assert_eq!(got.len(), expected.len());
-    for (d, &(payload, src, dst, bytes, hops, at, latency)) in got.iter().zip(&expected) {
-        assert_eq!(d.payload, payload, "payload rides with the message");
-        assert_eq!((d.src, d.dst, d.bytes), (src, dst, bytes));
-        assert_eq!(d.injected, at);
-        assert_eq!(u32::from(d.hops), hops, "{src}->{dst}: hop count");
-        assert!(!d.nonminimal);
-        assert_eq!(d.packets, bytes.div_ceil(512).max(1) as u32);
-        assert_eq!(
-            d.latency, latency,
-            "{src}->{dst} {bytes} B: zero-load latency"
-        );
-        assert_eq!(d.delivered, at + latency);
-    }
+    common::check_zero_load(&net, (BW, L, D), pairs, sizes);
 }
 
 const SIZES: [u64; 5] = [1, 512, 700, 5_000, 16_384];

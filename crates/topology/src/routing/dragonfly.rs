@@ -95,7 +95,7 @@ pub(crate) fn route(
     r: u32,
     dst_router: u32,
     pkt: &mut Packet,
-    load: &[u32],
+    load: &[u64],
     rng: &mut Rng,
     ugal_threshold: u32,
 ) -> (u16, u8) {
@@ -118,8 +118,8 @@ pub(crate) fn route(
                     // global link and the destination group's local hops.
                     let local_diam = if s.rows > 1 && s.cols > 1 { 2 } else { 1 };
                     let non_links = non_first + 2 * local_diam + 1;
-                    let q_min = u64::from(load[usize::from(port_toward_slot(s, local, min_slot))]);
-                    let q_non = u64::from(load[usize::from(port_toward_slot(s, local, non_slot))]);
+                    let q_min = load[usize::from(port_toward_slot(s, local, min_slot))];
+                    let q_non = load[usize::from(port_toward_slot(s, local, non_slot))];
                     if q_min * u64::from(min_links)
                         <= q_non * u64::from(non_links) + u64::from(ugal_threshold)
                     {

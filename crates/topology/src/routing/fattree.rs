@@ -16,7 +16,7 @@ pub(crate) fn route(
     r: u32,
     dst_edge: u32,
     dst: u32,
-    load: &[u32],
+    load: &[u64],
     rng: &mut Rng,
 ) -> u16 {
     let half = s.half;

@@ -123,7 +123,7 @@ pub(crate) fn route(
     r: u32,
     dst_router: u32,
     pkt: &mut Packet,
-    load: &[u32],
+    load: &[u64],
     rng: &mut Rng,
     ugal_threshold: u32,
 ) -> (u16, u8) {
@@ -150,9 +150,9 @@ pub(crate) fn route(
 /// The least-loaded port among `base .. base + n`, ties broken uniformly with `rng` (drawn only
 /// when there is a tie).
 #[inline]
-pub(crate) fn least_loaded(base: u32, n: u32, load: &[u32], rng: &mut Rng) -> u16 {
+pub(crate) fn least_loaded(base: u32, n: u32, load: &[u64], rng: &mut Rng) -> u16 {
     let ports = &load[base as usize..(base + n) as usize];
-    let (mut min, mut first, mut ties) = (u32::MAX, 0usize, 0u32);
+    let (mut min, mut first, mut ties) = (u64::MAX, 0usize, 0u32);
     for (i, &l) in ports.iter().enumerate() {
         if l < min {
             (min, first, ties) = (l, i, 1);

@@ -2,11 +2,12 @@
 //! the way the simulator crate assembles its LPs (own event enum, own LP enum).
 #![allow(dead_code)]
 
-use bbsim_engine::time::NS;
+use bbsim_engine::time::{NS, US};
 use bbsim_engine::{
     run_with_threads, Ctx, LogicalProcess, LookaheadTable, PartitionSpec, SimConfig, Simulation,
     Time,
 };
+use bbsim_topology::link::serialisation;
 use bbsim_topology::{
     Delivered, LinkParams, LpLayout, NetEvent, Network, NetworkConfig, Nic, Router, Routing,
     TopologyConfig,
@@ -156,4 +157,68 @@ pub fn net(topology: TopologyConfig, routing: Routing) -> NetworkConfig {
     c.router_delay = 90 * NS;
     c.buffer_packets = 16;
     c
+}
+
+/// Sum of packet serialisation times of a message (the last packet carries the remainder).
+pub fn message_serialisation(bytes: u64, packet: u64, bw: u64) -> Time {
+    let full = bytes / packet;
+    let rest = bytes % packet;
+    let mut t = full * serialisation(packet, bw);
+    if rest > 0 || bytes == 0 {
+        t += serialisation(rest, bw);
+    }
+    t
+}
+
+/// On a network of uniform links (bandwidth `bw`, latency `l`) and router delay `d`, sends one
+/// message at a time from `src` to each `dst` (spaced far apart: 100 us, or more for large
+/// messages) and checks latency = hops x (L + D) + L + serialisation, with hops the topology's
+/// hop distance and the network's packet size.
+pub fn check_zero_load(
+    net: &Network,
+    (bw, l, d): (u64, Time, Time),
+    pairs: &[(u32, u32)],
+    sizes: &[u64],
+) {
+    let packet = u64::from(net.params().packet_size);
+    let longest = sizes
+        .iter()
+        .max()
+        .map_or(0, |&b| message_serialisation(b, packet, bw));
+    let gap = (100 * US).max(4 * longest);
+    let mut scripts = vec![Vec::new(); net.terminals() as usize];
+    let mut expected = Vec::new();
+    let mut at = 0;
+    for (i, &(src, dst)) in pairs.iter().enumerate() {
+        for &bytes in sizes {
+            let payload = (i as u64) << 32 | bytes;
+            scripts[src as usize].push(Msg {
+                at,
+                dst,
+                bytes,
+                payload,
+            });
+            let hops = net.hop_distance(src, dst).unwrap();
+            let latency = Time::from(hops) * (l + d) + l + message_serialisation(bytes, packet, bw);
+            expected.push((payload, src, dst, bytes, hops, at, latency));
+            at += gap;
+        }
+    }
+    let mut sim = build(net, scripts, 7);
+    let mut got = run(&mut sim, 1);
+    got.sort_by_key(|d| d.injected);
+    assert_eq!(got.len(), expected.len());
+    for (d, &(payload, src, dst, bytes, hops, at, latency)) in got.iter().zip(&expected) {
+        assert_eq!(d.payload, payload, "payload rides with the message");
+        assert_eq!((d.src, d.dst, d.bytes), (src, dst, bytes));
+        assert_eq!(d.injected, at);
+        assert_eq!(u32::from(d.hops), hops, "{src}->{dst}: hop count");
+        assert!(!d.nonminimal);
+        assert_eq!(d.packets, bytes.div_ceil(packet).max(1) as u32);
+        assert_eq!(
+            d.latency, latency,
+            "{src}->{dst} {bytes} B in {packet} B packets: zero-load latency"
+        );
+        assert_eq!(d.delivered, at + latency);
+    }
 }
