@@ -381,15 +381,16 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
         ));
     }
     let packet = packet as u32;
-    let buffer_packets = u32::try_from(n.vc_buffer.0.div_ceil(u64::from(packet)).max(1))
+    let vc_buffer = n.effective_vc_buffer(u64::from(packet));
+    let buffer_packets = u32::try_from(vc_buffer.0.div_ceil(u64::from(packet)).max(1))
         .map_err(|_| map.error_at("network.vc_buffer", "is too large"))?;
-    if n.vc_buffer.0 < u64::from(packet) {
+    if vc_buffer.0 < u64::from(packet) {
         return Err(map.error_at(
             "network.vc_buffer",
             format!(
                 "must hold at least one packet ({}), got {}",
                 format_bytes(u64::from(packet)),
-                format_bytes(n.vc_buffer.0)
+                format_bytes(vc_buffer.0)
             ),
         ));
     }
@@ -458,7 +459,9 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
                 link: None,
             });
         }
-        Placement::None | Placement::NodeLocal => {
+        // `none` is the PFS-only baseline of any scenario: its server keys are ignored.
+        Placement::None => {}
+        Placement::NodeLocal => {
             for (k, present) in [
                 ("servers", bb.servers.is_some()),
                 ("servers_per_router", bb.servers_per_router.is_some()),

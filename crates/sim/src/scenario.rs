@@ -182,9 +182,18 @@ pub struct NetworkSection {
     /// Router traversal delay.
     #[serde(default = "default_router_delay")]
     pub router_delay: Duration,
-    /// Input buffer per port and virtual channel.
-    #[serde(default = "default_vc_buffer")]
-    pub vc_buffer: Bytes,
+    /// Input buffer per port and virtual channel (default: 64 KiB or two packets, whichever
+    /// is larger).
+    #[serde(default)]
+    pub vc_buffer: Option<Bytes>,
+}
+
+impl NetworkSection {
+    /// `vc_buffer`, or its default for packets of `packet` bytes: 64 KiB or two packets,
+    /// whichever is larger.
+    pub fn effective_vc_buffer(&self, packet: u64) -> Bytes {
+        self.vc_buffer.unwrap_or(Bytes((64 * 1024).max(2 * packet)))
+    }
 }
 
 fn default_link_bw() -> Bandwidth {
@@ -195,9 +204,6 @@ fn default_link_latency() -> Duration {
 }
 fn default_router_delay() -> Duration {
     Duration(90_000)
-}
-fn default_vc_buffer() -> Bytes {
-    Bytes(64 * 1024)
 }
 
 /// Where burst buffers sit.

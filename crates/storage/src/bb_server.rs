@@ -416,8 +416,15 @@ impl BbServer {
         self.next_id
     }
 
-    fn target(&self, file: u64) -> Endpoint {
-        self.pfs_targets[(file % self.pfs_targets.len() as u64) as usize]
+    /// The PFS I/O node for bytes at server-local `offset` of `file`: files, allocation units
+    /// and servers are spread round-robin over the I/O nodes, so one large file's drain or
+    /// stage-in does not funnel through a single I/O node.
+    fn target(&self, file: u64, offset: u64) -> Endpoint {
+        let n = self.pfs_targets.len() as u64;
+        let k = file
+            .wrapping_add(u64::from(self.me.0))
+            .wrapping_add(offset / self.cfg.unit.max(1));
+        self.pfs_targets[(k % n) as usize]
     }
 
     /// Handles a storage message delivered to this server by the network.
@@ -551,7 +558,7 @@ impl BbServer {
                 ..req.clone()
             };
             out.push(BbAction::Send {
-                to: self.target(req.file),
+                to: self.target(req.file, req.offset),
                 msg: StorageMsg::Request(fwd),
             });
             if let Some(a) = self.actives.get_mut(&id) {
@@ -831,7 +838,7 @@ impl BbServer {
                     hops: 0,
                 };
                 out.push(BbAction::Send {
-                    to: self.target(key.1),
+                    to: self.target(key.1, offset),
                     msg: StorageMsg::Request(req),
                 });
             }
@@ -1030,7 +1037,7 @@ impl BbServer {
                     hops: 0,
                 };
                 out.push(BbAction::Send {
-                    to: self.target(s.file),
+                    to: self.target(s.file, offset),
                     msg: StorageMsg::Request(req),
                 });
                 continue;

@@ -89,10 +89,15 @@ impl DwAllocation {
     /// The layout of `file` written by the compute node of rank `node` within the job.
     pub fn layout_for(&self, node: u32, file: u64) -> Layout {
         match self.mode {
-            DwMode::Striped => Layout {
-                servers: self.servers.clone(),
-                stripe_size: self.stripe_size,
-            },
+            DwMode::Striped => {
+                // Each file starts on its own server (rotated by file id), so small files spread.
+                let n = self.servers.len().max(1);
+                let first = (file % n as u64) as usize;
+                Layout {
+                    servers: (0..n).map(|i| self.servers[(first + i) % n]).collect(),
+                    stripe_size: self.stripe_size,
+                }
+            }
             DwMode::Private => {
                 let n = self.servers.len().max(1) as u64;
                 let pick = ((u64::from(node) + file) % n) as usize;
@@ -123,6 +128,7 @@ mod tests {
         assert_eq!(a.granted, 60 * GB);
         assert_eq!(a.per_server, vec![20 * GB; 3]);
         assert_eq!(a.layout_for(3, 9).servers, vec![10, 11, 12]);
+        assert_eq!(a.layout_for(3, 10).servers, vec![11, 12, 10]);
         let p = allocate(&cfg, 40 * GB, DwMode::Private, &cands).unwrap();
         assert_eq!(p.layout_for(0, 0).servers, vec![10]);
         assert_eq!(p.layout_for(1, 0).servers, vec![11]);
