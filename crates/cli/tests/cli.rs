@@ -104,16 +104,27 @@ fn without_run(mut v: serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
-    for scn in [
-        "tiny-fattree.toml",
-        "tiny-dragonfly.toml",
-        "tiny-workflow.toml",
-        "tiny-atlas.toml",
+    let node_local_drain: &[&str] = &[
+        "--set",
+        "burst_buffer.placement=node-local",
+        "--set",
+        "burst_buffer.stripe_count=1",
+        "--set",
+        "burst_buffer.drain.policy=immediate",
+    ];
+    for (scn, extra) in [
+        ("tiny-fattree.toml", &[][..]),
+        ("tiny-dragonfly.toml", &[][..]),
+        ("tiny-workflow.toml", &[][..]),
+        ("tiny-atlas.toml", &[][..]),
+        ("tiny-fattree.toml", node_local_drain),
     ] {
         let mut reference: Option<(PathBuf, serde_json::Value)> = None;
         for t in ["1", "2", "3", "4"] {
-            let out = scratch(&format!("det-{scn}-{t}"));
-            let s = run_scenario(&data(scn), &out, &["--threads", t]);
+            let out = scratch(&format!("det-{scn}-{}-{t}", extra.len()));
+            let mut args = vec!["--threads", t];
+            args.extend_from_slice(extra);
+            let s = run_scenario(&data(scn), &out, &args);
             assert_eq!(s["run"]["threads"].as_u64(), Some(t.parse().expect("n")));
             match &reference {
                 None => reference = Some((out, s)),

@@ -344,3 +344,50 @@ fn node_local_ssds_drain_to_the_pfs_in_the_background() {
     ]);
     assert!(err.contains("burst_buffer.drain.policy"), "{err}");
 }
+
+#[test]
+fn bad_workflow_job_sources_name_the_key() {
+    let scn = data("tiny-fattree.toml");
+    let scn = scn.to_str().expect("utf-8");
+    for (job, key, want) in [
+        (
+            r#"{source="quota-user", ranks_per_node=1, quota="1GiB", checkpoint_bytes="2GiB"}"#,
+            "jobs[0].checkpoint_bytes",
+            "do not fit under delete_at * quota",
+        ),
+        (
+            r#"{source="small-reads", ranks=2, ranks_per_node=1, dataset_bytes="0B"}"#,
+            "jobs[0].dataset_bytes",
+            "must be > 0",
+        ),
+        (
+            r#"{source="analysis", ranks=2, ranks_per_node=1}"#,
+            "jobs[0].inputs",
+            "needs `inputs`",
+        ),
+        (
+            r#"{source="analysis", inputs="nope", ranks=2, ranks_per_node=1}"#,
+            "jobs[0].inputs",
+            "no earlier job is named `nope`",
+        ),
+        (
+            r#"{source="ior", ranks=2, ranks_per_node=1, output_files=3}"#,
+            "jobs[0].output_files",
+            "does not apply to source = \"ior\"",
+        ),
+    ] {
+        let set = format!("jobs=[{job}]");
+        let err = run_err(&["validate", scn, "--set", &set]);
+        assert!(err.contains(key) && err.contains(want), "{job}: {err}");
+    }
+    let err = run_err(&[
+        "validate",
+        scn,
+        "--set",
+        "burst_buffer.access_mode=mirrored",
+    ]);
+    assert!(
+        err.contains("burst_buffer.access_mode") && err.contains("`striped`, `private`"),
+        "{err}"
+    );
+}
