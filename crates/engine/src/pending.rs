@@ -4,7 +4,7 @@
 //! Two implementations, chosen by measurement (see `docs/performance.md`): a binary heap and a
 //! lazily sorted bucket ring. Both pop events in exact key order.
 
-use crate::event::Event;
+use crate::event::{Event, EventKey, LpId};
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -43,29 +43,53 @@ pub trait PendingSet<E>: Send {
 }
 
 /// A binary min-heap of events.
+///
+/// The heap orders 32-byte (key, slot) entries; the events themselves (destination and payload,
+/// often 100 bytes and more) stay put in a slab, so sifting moves a third of the bytes or less.
 pub struct HeapSet<E> {
-    heap: BinaryHeap<Reverse<Event<E>>>,
+    heap: BinaryHeap<Reverse<(EventKey, u32)>>,
+    /// Event bodies by slot; `None` slots are listed in `free`.
+    slab: Vec<Option<(LpId, E)>>,
+    free: Vec<u32>,
 }
 
 impl<E: Send> PendingSet<E> for HeapSet<E> {
     fn new(_lookahead: Time) -> Self {
         HeapSet {
             heap: BinaryHeap::new(),
+            slab: Vec::new(),
+            free: Vec::new(),
         }
     }
     #[inline]
     fn push(&mut self, ev: Event<E>) {
-        self.heap.push(Reverse(ev));
+        let body = Some((ev.dst, ev.payload));
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slab[i as usize] = body;
+                i
+            }
+            None => {
+                self.slab.push(body);
+                u32::try_from(self.slab.len() - 1).expect("more than 2^32 pending events")
+            }
+        };
+        self.heap.push(Reverse((ev.key, slot)));
     }
     #[inline]
     fn pop_before(&mut self, limit: Time) -> Option<Event<E>> {
         match self.heap.peek() {
-            Some(Reverse(ev)) if ev.time() < limit => self.heap.pop().map(|r| r.0),
+            Some(Reverse((key, _))) if key.time < limit => {
+                let Reverse((key, slot)) = self.heap.pop()?;
+                let (dst, payload) = self.slab[slot as usize].take()?;
+                self.free.push(slot);
+                Some(Event { key, dst, payload })
+            }
             _ => None,
         }
     }
     fn next_time(&mut self) -> Option<Time> {
-        self.heap.peek().map(|r| r.0.time())
+        self.heap.peek().map(|r| r.0 .0.time)
     }
     fn len(&self) -> usize {
         self.heap.len()

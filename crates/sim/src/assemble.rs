@@ -441,6 +441,7 @@ pub fn assemble(
             .collect(),
         files: files.clone(),
         local_drain: local_drain(s, map)?,
+        keep_records: s.outputs.timeline,
     });
 
     // Which job and ranks each node hosts.

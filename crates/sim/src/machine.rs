@@ -18,7 +18,7 @@ use bbsim_topology::attach::{ExtraTerminals, Placement as Attach};
 use bbsim_topology::dragonfly::DragonflyConfig;
 use bbsim_topology::fattree::FatTreeConfig;
 use bbsim_topology::link::LinkParams;
-use bbsim_topology::network::{Network, NetworkConfig};
+use bbsim_topology::network::{Network, NetworkConfig, MAX_PACKET_SIZE};
 use bbsim_topology::routing::Routing;
 use bbsim_topology::topology::TopologyConfig;
 use bbsim_topology::torus::TorusConfig;
@@ -519,6 +519,15 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
     cfg.packet_size = packet;
     cfg.buffer_packets = buffer_packets;
     cfg.router_delay = n.router_delay.0;
+    cfg.bypass_max = match n.bypass_max {
+        Some(b) => Some(
+            u32::try_from(b.0)
+                .ok()
+                .filter(|&v| v <= MAX_PACKET_SIZE)
+                .ok_or_else(|| map.error_at("network.bypass_max", "must be at most 64MiB"))?,
+        ),
+        None => None,
+    };
     // The same network without BB servers, for the cost of what the placement adds.
     let mut base_cfg = cfg.clone();
     base_cfg.extras = extras

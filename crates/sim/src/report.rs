@@ -129,7 +129,12 @@ pub fn render(
     stats: &RunStats,
     job_names: &[String],
 ) -> Rendered {
-    let timeline = timeline_csv(r, job_names);
+    // Without `outputs.timeline` there are no records: the digest covers what is written.
+    let timeline = if scenario.outputs.timeline {
+        timeline_csv(r, job_names)
+    } else {
+        String::new()
+    };
     let ranks = ranks_csv(r, job_names);
     let body = Summary {
         bbsim_version: env!("CARGO_PKG_VERSION"),
@@ -158,12 +163,7 @@ pub fn render(
             .map(|(j, js)| JobTimeline {
                 name: js.name.clone(),
                 ranks: js.ranks,
-                intervals: r
-                    .timeline
-                    .iter()
-                    .filter(|t| t.job == j as u32)
-                    .map(|t| (t.rank, t.start, t.end))
-                    .collect(),
+                intervals: r.busy.get(j).cloned().unwrap_or_default(),
             })
             .collect();
         svgs.push((

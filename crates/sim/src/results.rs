@@ -255,8 +255,11 @@ pub struct Conservation {
 /// Everything reduced from a finished run.
 #[derive(Clone, Debug)]
 pub struct Results {
-    /// Timeline rows, sorted by job, rank, start.
+    /// Timeline rows, sorted by job, rank, start (empty unless `outputs.timeline`).
     pub timeline: Vec<TimelineRow>,
+    /// Per job: (rank, start ps, end ps) of its ranks' I/O busy intervals, operations that
+    /// follow each other without a gap merged (for the timeline plot).
+    pub busy: Vec<Vec<(u32, Time, Time)>>,
     /// Per-rank rows, sorted by job and rank.
     pub ranks: Vec<RankRow>,
     /// Per-job summaries.
@@ -297,6 +300,9 @@ pub fn reduce(
 ) -> Results {
     let njobs = workload.jobs.len();
     let mut timeline = Vec::new();
+    let mut busy: Vec<Vec<(u32, Time, Time)>> = vec![Vec::new(); njobs];
+    let mut net_ops = vec![(0u64, 0u64); njobs];
+    let mut written_to = crate::model::rank_io::WrittenTo::default();
     let mut ranks: Vec<RankRow> = Vec::new();
     let mut job_msgs = vec![(0u64, 0u64); njobs];
     let mut job_ends: Vec<Option<Time>> = vec![None; njobs];
@@ -333,40 +339,29 @@ pub fn reduce(
                 let (m, nm) = &mut job_msgs[j as usize];
                 *m += n.replies.messages;
                 *nm += n.replies.nonminimal;
-                let local_ranks: Vec<u32> = n.ranks().collect();
-                let mut rows: Vec<RankRow> = local_ranks
-                    .iter()
-                    .zip(&n.finished)
-                    .map(|(&rank, fin)| RankRow {
+                let w = n.written_to;
+                written_to.local += w.local;
+                written_to.bb += w.bb;
+                written_to.pfs += w.pfs;
+                for ((rank, fin), io) in n.ranks().zip(&n.finished).zip(&n.rank_io) {
+                    let (ops, hops) = &mut net_ops[j as usize];
+                    *ops += io.net_ops;
+                    *hops += io.net_hops;
+                    busy[j as usize].extend(io.busy.iter().map(|&(a, b)| (rank, a, b)));
+                    ranks.push(RankRow {
                         job: j,
                         rank,
                         node: n.terminal,
-                        bytes_written: 0,
-                        bytes_read: 0,
-                        io_ops: 0,
-                        time_in_io: 0,
-                        first_io_start: None,
-                        last_io_end: None,
+                        bytes_written: io.bytes_written,
+                        bytes_read: io.bytes_read,
+                        io_ops: io.io_ops,
+                        time_in_io: io.time_in_io,
+                        first_io_start: io.first_io_start,
+                        last_io_end: io.last_io_end,
                         finished: *fin,
-                    })
-                    .collect();
+                    });
+                }
                 for rec in &n.records {
-                    if let Some(row) = local_ranks
-                        .iter()
-                        .position(|&r| r == rec.rank)
-                        .map(|i| &mut rows[i])
-                    {
-                        if rec.write {
-                            row.bytes_written += rec.bytes;
-                        } else {
-                            row.bytes_read += rec.bytes;
-                        }
-                        row.io_ops += 1;
-                        row.time_in_io += rec.end - rec.start;
-                        row.first_io_start =
-                            Some(row.first_io_start.map_or(rec.start, |s| s.min(rec.start)));
-                        row.last_io_end = Some(row.last_io_end.map_or(rec.end, |e| e.max(rec.end)));
-                    }
                     let target = match &rec.target {
                         Target::Local => "local-ssd".to_string(),
                         Target::Pfs => "pfs".to_string(),
@@ -399,7 +394,6 @@ pub fn reduce(
                         hops: rec.hops,
                     });
                 }
-                ranks.extend(rows);
                 if let Some(ssd) = n.local_ssd() {
                     devices.push(device_row("node-local", n.terminal, 0, ssd, sim_end));
                 }
@@ -515,16 +509,11 @@ pub fn reduce(
         let written: u64 = rows.iter().map(|r| r.bytes_written).sum();
         let read: u64 = rows.iter().map(|r| r.bytes_read).sum();
         let ops: u64 = rows.iter().map(|r| r.io_ops).sum();
-        let net_ops: Vec<&TimelineRow> = timeline
-            .iter()
-            .filter(|t| {
-                t.job == j as u32 && !matches!(t.target.as_str(), "local-ssd" | "none" | "cache")
-            })
-            .collect();
-        let avg_hops = if net_ops.is_empty() {
+        let (net_count, net_hops) = net_ops[j];
+        let avg_hops = if net_count == 0 {
             0.0
         } else {
-            net_ops.iter().map(|t| f64::from(t.hops)).sum::<f64>() / net_ops.len() as f64
+            net_hops as f64 / net_count as f64
         };
         let mean = if tio.is_empty() {
             0.0
@@ -570,16 +559,9 @@ pub fn reduce(
         });
     }
     let written: u64 = ranks.iter().map(|r| r.bytes_written).sum();
-    let sum_target = |pred: &dyn Fn(&str) -> bool| -> u64 {
-        timeline
-            .iter()
-            .filter(|t| t.write && pred(&t.target))
-            .map(|t| t.bytes)
-            .sum()
-    };
-    let node_local = sum_target(&|t| t == "local-ssd");
-    let to_bb = sum_target(&|t| t.starts_with("bb:"));
-    let to_pfs = sum_target(&|t| t == "pfs");
+    let node_local = written_to.local;
+    let to_bb = written_to.bb;
+    let to_pfs = written_to.pfs;
     let in_flight = bb.drain_handed.saturating_sub(bb.drain_acked);
     let pfs_direct = pfs.stored - pfs.stored_drain - pfs.stored_spill - pfs.stored_local_drain;
     let holds = written == node_local + to_bb + to_pfs
@@ -625,6 +607,7 @@ pub fn reduce(
         last_activity: last_event,
         reservations,
         timeline,
+        busy,
         ranks,
         jobs,
         devices,

@@ -141,7 +141,7 @@ impl Loaded {
         // time (a few events per lookahead window), where per-window work dominates the
         // windowed order; results are identical either way.
         let stats = if threads <= 1 {
-            sim.run(&Sequential::reference(PendingKind::default()))
+            sim.run(&Sequential::reference(PendingKind::Heap))
         } else {
             run_with_threads(&mut sim, threads)
         }

@@ -186,6 +186,12 @@ pub struct NetworkSection {
     /// is larger).
     #[serde(default)]
     pub vc_buffer: Option<Bytes>,
+    /// Messages of at most this size (wire bytes: data plus the 64 B storage header) skip the
+    /// packet model and arrive after the zero-load latency of their minimal route, without
+    /// occupying links or buffers: "64B" bypasses write acknowledgements and read requests.
+    /// Default: none (every message travels as packets).
+    #[serde(default)]
+    pub bypass_max: Option<Bytes>,
 }
 
 impl NetworkSection {

@@ -6,6 +6,11 @@ use crate::error::{positive, ConfigError};
 use crate::placement::Layout;
 use crate::units::div_ceil_u64;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Largest striped allocation (servers) whose rotated layouts are built once up front (their
+/// memory grows with the square of the server count).
+const MAX_SHARED_LAYOUTS: usize = 1024;
 
 /// DataWarp access mode.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +53,9 @@ pub struct DwAllocation {
     pub mode: DwMode,
     /// Stripe size (bytes).
     pub stripe_size: u64,
+    /// The layout of each rotation (striped: first server; private: the one server), built
+    /// once so that clients share them instead of building one per operation.
+    layouts: Vec<Arc<Layout>>,
 }
 
 /// Grants `capacity` bytes in whole grains over `candidates` (server indices in preference
@@ -76,36 +84,57 @@ pub fn allocate(
     let per_server = (0..used as u64)
         .map(|k| (grains / n + u64::from(k < grains % n)) * cfg.grain)
         .collect();
-    Ok(DwAllocation {
+    let mut a = DwAllocation {
         per_server,
         granted: grains * cfg.grain,
         servers,
         mode,
         stripe_size: cfg.stripe_size,
-    })
+        layouts: Vec::new(),
+    };
+    if mode == DwMode::Private || a.servers.len() <= MAX_SHARED_LAYOUTS {
+        a.layouts = (0..a.servers.len())
+            .map(|k| Arc::new(a.layout_at(k)))
+            .collect();
+    }
+    Ok(a)
 }
 
 impl DwAllocation {
     /// The layout of `file` written by the compute node of rank `node` within the job.
     pub fn layout_for(&self, node: u32, file: u64) -> Layout {
+        self.layout_at(self.rotation(node, file))
+    }
+
+    /// [`DwAllocation::layout_for`], shared: the same `Arc` for every caller of one rotation
+    /// (no allocation per operation).
+    pub fn shared_layout(&self, node: u32, file: u64) -> Arc<Layout> {
+        let k = self.rotation(node, file);
+        match self.layouts.get(k) {
+            Some(l) => Arc::clone(l),
+            None => Arc::new(self.layout_at(k)),
+        }
+    }
+
+    /// Striped: each file starts on its own server (rotated by file id), so small files
+    /// spread. Private: the file's one server, by node rank and file.
+    fn rotation(&self, node: u32, file: u64) -> usize {
+        let n = self.servers.len().max(1) as u64;
         match self.mode {
-            DwMode::Striped => {
-                // Each file starts on its own server (rotated by file id), so small files spread.
-                let n = self.servers.len().max(1);
-                let first = (file % n as u64) as usize;
-                Layout {
-                    servers: (0..n).map(|i| self.servers[(first + i) % n]).collect(),
-                    stripe_size: self.stripe_size,
-                }
-            }
-            DwMode::Private => {
-                let n = self.servers.len().max(1) as u64;
-                let pick = ((u64::from(node) + file) % n) as usize;
-                Layout {
-                    servers: vec![self.servers[pick]],
-                    stripe_size: self.stripe_size,
-                }
-            }
+            DwMode::Striped => (file % n) as usize,
+            DwMode::Private => ((u64::from(node) + file) % n) as usize,
+        }
+    }
+
+    fn layout_at(&self, k: usize) -> Layout {
+        let n = self.servers.len().max(1);
+        let servers = match self.mode {
+            DwMode::Striped => (0..n).map(|i| self.servers[(k + i) % n]).collect(),
+            DwMode::Private => vec![self.servers[k]],
+        };
+        Layout {
+            servers,
+            stripe_size: self.stripe_size,
         }
     }
 }

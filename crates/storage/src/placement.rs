@@ -110,9 +110,26 @@ impl Layout {
     pub fn split(&self, offset: u64, len: u64) -> Vec<Chunk> {
         let n = self.servers.len().max(1) as u64;
         let ss = self.stripe_size.max(1);
-        let mut chunks: Vec<Option<Chunk>> = vec![None; n as usize];
         let mut pos = offset;
         let end = offset.saturating_add(len);
+        // Touching at most `n` stripes, every stripe has its own server: no merging needed.
+        if end > offset && (end - 1) / ss - offset / ss < n {
+            let mut chunks = Vec::with_capacity(((end - 1) / ss - offset / ss + 1) as usize);
+            while pos < end {
+                let stripe = pos / ss;
+                let within = pos % ss;
+                let take = (ss - within).min(end - pos);
+                chunks.push(Chunk {
+                    slot: (stripe % n) as usize,
+                    offset: (stripe / n) * ss + within,
+                    len: take,
+                });
+                pos += take;
+            }
+            chunks.sort_by_key(|c| c.slot);
+            return chunks;
+        }
+        let mut chunks: Vec<Option<Chunk>> = vec![None; n as usize];
         while pos < end {
             let stripe = pos / ss;
             let within = pos % ss;
@@ -174,6 +191,50 @@ mod tests {
             .key,
             "stripe_size"
         );
+    }
+
+    /// The split without the few-stripes shortcut: one slot per server, merged.
+    fn split_reference(l: &Layout, offset: u64, len: u64) -> Vec<Chunk> {
+        let n = l.servers.len().max(1) as u64;
+        let ss = l.stripe_size.max(1);
+        let mut chunks: Vec<Option<Chunk>> = vec![None; n as usize];
+        let (mut pos, end) = (offset, offset + len);
+        while pos < end {
+            let (stripe, within) = (pos / ss, pos % ss);
+            let take = (ss - within).min(end - pos);
+            let slot = (stripe % n) as usize;
+            match &mut chunks[slot] {
+                Some(c) => c.len += take,
+                None => {
+                    chunks[slot] = Some(Chunk {
+                        slot,
+                        offset: (stripe / n) * ss + within,
+                        len: take,
+                    })
+                }
+            }
+            pos += take;
+        }
+        chunks.into_iter().flatten().collect()
+    }
+
+    #[test]
+    fn split_equals_the_reference_for_short_and_long_requests() {
+        for n in [1usize, 2, 3, 7] {
+            let l = Layout {
+                servers: (0..n).collect(),
+                stripe_size: 100,
+            };
+            for offset in [0u64, 1, 99, 100, 250, 1234] {
+                for len in [0u64, 1, 99, 100, 101, 199, 200, 301, 699, 700, 701, 2500] {
+                    assert_eq!(
+                        l.split(offset, len),
+                        split_reference(&l, offset, len),
+                        "n {n} offset {offset} len {len}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

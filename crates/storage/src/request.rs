@@ -126,6 +126,11 @@ impl StorageMsg {
         }
     }
 
+    /// Data bytes on the wire: [`StorageMsg::wire_bytes`] without the [`HEADER_BYTES`] header.
+    pub fn data_bytes(&self) -> u64 {
+        self.wire_bytes() - HEADER_BYTES
+    }
+
     /// Adds `hops` to the message's hop count (called by the network on delivery).
     pub fn add_hops(&mut self, hops: u32) {
         match self {

@@ -18,6 +18,7 @@
 
 pub mod aries;
 pub mod attach;
+pub mod bypass;
 pub mod dragonfly;
 pub mod error;
 pub mod fattree;
@@ -42,7 +43,8 @@ pub use fattree::FatTreeConfig;
 pub use link::{LinkClass, LinkParams, LinkStats};
 pub use metrics::TopologySummary;
 pub use network::{
-    LpLayout, Network, NetworkConfig, RouterParams, MAX_PACKET_SERIALISATION, MAX_PACKET_SIZE,
+    LpLayout, Network, NetworkConfig, RouterParams, MAX_HEADER_BYTES, MAX_PACKET_SERIALISATION,
+    MAX_PACKET_SIZE,
 };
 pub use nic::{Nic, NicStats};
 pub use packet::{Delivered, MessageId, NetEvent, Packet};

@@ -2,6 +2,7 @@
 //! lookahead declarations and cluster hints for assembling a simulation.
 
 use crate::attach::ExtraTerminals;
+use crate::bypass::Bypass;
 use crate::error::{at_least, NetError};
 use crate::graph::Peer;
 use crate::link::serialisation;
@@ -14,7 +15,7 @@ use crate::topology::{Shape, Topology, TopologyConfig};
 use bbsim_engine::time::{NS, SEC};
 use bbsim_engine::{LookaheadTable, LpId, Time};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 fn default_packet_size() -> u32 {
     512
@@ -37,6 +38,11 @@ pub const MAX_PACKET_SIZE: u32 = 64 << 20;
 /// times far from the 64-bit picosecond range (about 213 days); real links are many orders of
 /// magnitude faster (a 64 MiB packet reaches it only below about 18.6 kB/s).
 pub const MAX_PACKET_SERIALISATION: Time = 3_600 * SEC;
+
+/// Largest message header (bytes) that rides in a message's first packet on top of
+/// `packet_size` ([`Nic::send_framed`]). Every VC buffer holds this much beyond its whole
+/// packets, so a full packet with its header always fits.
+pub const MAX_HEADER_BYTES: u32 = 256;
 
 /// Default virtual channels (lanes) per port on fat-trees.
 pub const FAT_TREE_LANES: u8 = 4;
@@ -75,6 +81,11 @@ pub struct NetworkConfig {
     /// Extra terminals (BB servers, PFS I/O nodes), attached after the compute terminals.
     #[serde(default)]
     pub extras: Vec<ExtraTerminals>,
+    /// Messages of at most this many wire bytes bypass the packet model and arrive after the
+    /// zero-load latency of their minimal route ([`crate::bypass`]). `None` (the default):
+    /// every message goes through routers as packets.
+    #[serde(default)]
+    pub bypass_max: Option<u32>,
 }
 
 impl NetworkConfig {
@@ -89,6 +100,7 @@ impl NetworkConfig {
             ugal_threshold: default_ugal_threshold(),
             vcs: None,
             extras: Vec::new(),
+            bypass_max: None,
         }
     }
 
@@ -103,7 +115,7 @@ impl NetworkConfig {
 pub struct RouterParams {
     /// Packet size in bytes.
     pub packet_size: u32,
-    /// Input buffer per VC in bytes (`buffer_packets * packet_size`).
+    /// Input buffer per VC in bytes (`buffer_packets * packet_size + MAX_HEADER_BYTES`).
     pub buffer_bytes: u32,
     /// Router delay in ps.
     pub router_delay: Time,
@@ -188,6 +200,8 @@ pub struct Network {
     algo: Algo,
     params: Arc<RouterParams>,
     config: NetworkConfig,
+    /// The bypass shared by the NICs built for the last layout (built on first use).
+    bypass: Arc<Mutex<Option<Arc<Bypass>>>>,
 }
 
 impl Network {
@@ -201,7 +215,8 @@ impl Network {
             ));
         }
         at_least("buffer_packets", u64::from(cfg.buffer_packets), 1)?;
-        let buffer_bytes = u64::from(cfg.buffer_packets) * u64::from(cfg.packet_size);
+        let buffer_bytes = u64::from(cfg.buffer_packets) * u64::from(cfg.packet_size)
+            + u64::from(MAX_HEADER_BYTES);
         let buffer_bytes = u32::try_from(buffer_bytes).map_err(|_| {
             NetError::invalid(
                 "buffer_packets",
@@ -241,6 +256,7 @@ impl Network {
                 ugal_threshold: cfg.ugal_threshold,
             }),
             config: cfg.clone(),
+            bypass: Arc::new(Mutex::new(None)),
         })
     }
 
@@ -309,6 +325,31 @@ impl Network {
         for &h in host_classes {
             table.declare_both(router_class, h, self.terminal_lookahead());
         }
+        if self.config.bypass_max.is_some() {
+            let direct = Bypass::lookahead(&self.topo, self.params.router_delay);
+            for (i, &a) in host_classes.iter().enumerate() {
+                for &b in &host_classes[i..] {
+                    table.declare_both(a, b, direct);
+                }
+            }
+        }
+    }
+
+    /// The bypass for NICs delivering to `layout`'s hosts, shared while the layout is the same.
+    fn bypass_for(&self, layout: &LpLayout) -> Option<Arc<Bypass>> {
+        let max = self.config.bypass_max?;
+        let mut cached = self.bypass.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = cached.as_ref().filter(|b| b.delivers_to(&layout.terminals)) {
+            return Some(b.clone());
+        }
+        let b = Arc::new(Bypass::new(
+            self.topo.clone(),
+            layout.terminals.clone().into(),
+            u64::from(max),
+            self.params.router_delay,
+        ));
+        *cached = Some(b.clone());
+        Some(b)
     }
 
     /// Builds router LPs `0..routers` (in router order) for the given layout and lookahead class.
@@ -340,6 +381,7 @@ impl Network {
             packet_size: self.params.packet_size,
             router_delay: self.params.router_delay,
             buffer_bytes: self.params.buffer_bytes,
+            bypass: self.bypass_for(layout),
         }))
     }
 

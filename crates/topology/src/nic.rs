@@ -1,19 +1,25 @@
 //! The network interface of a terminal: an embeddable component that a host LP (compute node,
 //! BB server, I/O node) owns. It splits messages into packets, injects them at the terminal
 //! link's bandwidth as credits from the first router allow, and reassembles arriving packets
-//! into delivered messages.
+//! into delivered messages. Messages no larger than the network's `bypass_max` skip the packet
+//! model (see [`crate::bypass`]).
 
+use crate::bypass::Bypass;
 use crate::link::{serialisation, LinkStats};
 use crate::packet::{Delivered, MessageId, NetEvent, Packet, NONE};
 use bbsim_engine::{Ctx, LpId, Time};
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 /// A message waiting in (or being injected from) the NIC's send queue.
 #[derive(Clone, Debug)]
 struct Outgoing<P> {
     seq: u32,
     dst: u32,
+    /// Data bytes not yet injected.
     left: u64,
+    /// Header bytes not yet injected (they ride in the first packet).
+    header: u32,
     packets: u32,
     injected: Time,
     payload: Option<P>,
@@ -52,6 +58,8 @@ pub struct NicStats {
     pub packet_hops: u64,
     /// Delivered packets that took a non-minimal route.
     pub nonminimal_packets: u64,
+    /// Messages sent that bypassed the packet model (counted in `sent_*`, not in `injection`).
+    pub bypassed_messages: u64,
 }
 
 /// A terminal's network interface. `P` is the payload type carried by messages.
@@ -72,11 +80,12 @@ pub struct Nic<P> {
     next_seq: u32,
     queue: VecDeque<Outgoing<P>>,
     partial: HashMap<MessageId, Partial<P>>,
+    bypass: Option<Arc<Bypass>>,
     stats: NicStats,
 }
 
 /// What a NIC needs to know about its terminal link (built by [`crate::Network::nic`]).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct NicSetup {
     pub terminal: u32,
     pub terminals: u32,
@@ -87,10 +96,12 @@ pub(crate) struct NicSetup {
     pub packet_size: u32,
     pub router_delay: Time,
     pub buffer_bytes: u32,
+    pub bypass: Option<Arc<Bypass>>,
 }
 
 impl<P> Nic<P> {
     pub(crate) fn new(s: NicSetup) -> Self {
+        let bypass = s.bypass.clone();
         Nic {
             terminal: s.terminal,
             terminals: s.terminals,
@@ -107,6 +118,7 @@ impl<P> Nic<P> {
             next_seq: 0,
             queue: VecDeque::new(),
             partial: HashMap::new(),
+            bypass,
             stats: NicStats::default(),
         }
     }
@@ -132,7 +144,8 @@ impl<P> Nic<P> {
     }
 
     /// Queues a message of `bytes` bytes to terminal `dst` carrying `payload`, starting its
-    /// injection now if the link is idle. A message of 0 bytes is one empty packet.
+    /// injection now if the link is idle. A message of 0 bytes is one empty packet. The same as
+    /// [`Nic::send_framed`] with no header.
     ///
     /// # Panics
     /// If `dst` is not a terminal of the network (a bug in the caller, not a configuration
@@ -144,30 +157,84 @@ impl<P> Nic<P> {
         bytes: u64,
         payload: P,
     ) -> MessageId {
+        self.send_framed(ctx, dst, bytes, 0, payload)
+    }
+
+    /// Queues a message of `data` bytes plus a `header` of at most
+    /// [`crate::MAX_HEADER_BYTES`] to terminal `dst`. The data is split into packets of
+    /// `packet_size`; the header rides in the first packet (which may so be `packet_size +
+    /// header` bytes), so a 1 MiB write with its 64-byte request header is one 1 MiB packet, not
+    /// a full packet and a 64-byte one. A message of at most the network's `bypass_max` wire
+    /// bytes is delivered at its zero-load latency instead ([`crate::bypass`]).
+    ///
+    /// # Panics
+    /// If `dst` is not a terminal of the network, the header is larger than
+    /// [`crate::MAX_HEADER_BYTES`], or the message needs more than 2^32 packets (bugs in the
+    /// caller, not configuration errors).
+    pub fn send_framed<E: From<NetEvent<P>>>(
+        &mut self,
+        ctx: &mut Ctx<'_, E>,
+        dst: u32,
+        data: u64,
+        header: u32,
+        payload: P,
+    ) -> MessageId {
         assert!(
             dst < self.terminals,
             "send_message: destination terminal {dst} does not exist ({} terminals)",
             self.terminals
         );
-        let packets = u32::try_from(bytes.div_ceil(u64::from(self.packet_size)).max(1))
+        assert!(
+            header <= crate::MAX_HEADER_BYTES,
+            "send_framed: header of {header} bytes exceeds MAX_HEADER_BYTES"
+        );
+        let bytes = data + u64::from(header);
+        let packets = u32::try_from(data.div_ceil(u64::from(self.packet_size)).max(1))
             .expect("send_message: more than 2^32 packets in one message");
         let seq = self.next_seq;
         self.next_seq = self.next_seq.wrapping_add(1);
         self.stats.sent_messages += 1;
         self.stats.sent_bytes += bytes;
+        let id = MessageId {
+            src: self.terminal,
+            seq,
+        };
+        if let Some(b) = self.bypass.as_ref().filter(|b| b.applies(bytes)) {
+            self.stats.bypassed_messages += 1;
+            let (hops, latency) = b.route(self.terminal, dst, bytes);
+            let pkt = Packet {
+                src: self.terminal,
+                dst,
+                seq,
+                bytes: bytes as u32,
+                packets: 1,
+                injected: ctx.now(),
+                aux: NONE,
+                slot: NONE,
+                hops: hops.min(255) as u8,
+                in_port: 0,
+                vc: 0,
+                ghops: 0,
+                flags: 0,
+            };
+            let ev = NetEvent::Packet {
+                pkt,
+                payload: Some(payload),
+            };
+            ctx.send(b.host(dst), latency, E::from(ev));
+            return id;
+        }
         self.queue.push_back(Outgoing {
             seq,
             dst,
-            left: bytes,
+            left: data,
+            header,
             packets,
             injected: ctx.now(),
             payload: Some(payload),
         });
         self.inject(ctx);
-        MessageId {
-            src: self.terminal,
-            seq,
-        }
+        id
     }
 
     /// Handles a network event addressed to this NIC; returns a message when its last packet
@@ -200,11 +267,13 @@ impl<P> Nic<P> {
             let Some(m) = self.queue.front_mut() else {
                 return;
             };
-            let bytes = m.left.min(u64::from(self.packet_size)) as u32;
+            let data = m.left.min(u64::from(self.packet_size)) as u32;
+            let bytes = data + m.header;
             let cost = bytes.max(1);
             if self.credits < cost {
                 return; // a credit will call us again
             }
+            m.header = 0;
             self.credits -= cost;
             let ser = if bytes == self.packet_size {
                 self.ser_full
@@ -213,7 +282,7 @@ impl<P> Nic<P> {
             };
             self.busy_until = now + ser;
             self.stats.injection.record(u64::from(bytes), ser);
-            m.left -= u64::from(bytes);
+            m.left -= u64::from(data);
             let last = m.left == 0;
             let pkt = Packet {
                 src: self.terminal,

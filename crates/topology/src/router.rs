@@ -132,6 +132,8 @@ pub struct Router<P> {
     credits: Vec<u32>,
     /// Bytes per output port queued here or buffered downstream (all VCs): can pass 2^32.
     load: Vec<u64>,
+    /// Dragonfly global-slot candidates per destination (routing memo).
+    slots: routing::dragonfly::SlotCache,
     stats: RouterStats,
 }
 
@@ -204,6 +206,7 @@ impl<P> Router<P> {
             out: vec![OutState::default(); n],
             credits,
             load: vec![0; n],
+            slots: Default::default(),
             stats: RouterStats {
                 links: vec![LinkStats::default(); n],
                 port_max_occupancy: vec![0; n],
@@ -285,6 +288,7 @@ impl<P> Router<P> {
                 &self.load,
                 ctx.rng(),
                 self.params.ugal_threshold,
+                &mut self.slots,
             )
         };
         let cost = pkt.cost();

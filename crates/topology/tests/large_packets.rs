@@ -9,7 +9,7 @@ use bbsim_engine::Time;
 use bbsim_topology::link::serialisation;
 use bbsim_topology::{
     DragonflyConfig, FatTreeConfig, LinkParams, Network, NetworkConfig, Routing, TopologyConfig,
-    TorusConfig, MAX_PACKET_SIZE,
+    TorusConfig, MAX_HEADER_BYTES, MAX_PACKET_SIZE,
 };
 use common::{build, link, message_serialisation, net, run, Lp, Msg};
 
@@ -208,7 +208,7 @@ fn buffers_beyond_4_gib_are_counted_without_overflow() {
     // overflow 32 bits).
     let packet = 64 * MIB;
     let net = net_with(fat_tree(2, 8, 32), Routing::Adaptive, packet);
-    assert_eq!(net.params().buffer_bytes, 1 << 30);
+    assert_eq!(net.params().buffer_bytes, (1 << 30) + MAX_HEADER_BYTES);
     let mut scripts = vec![Vec::new(); 32];
     for (s, script) in scripts.iter_mut().enumerate().skip(1) {
         *script = (0..3)
@@ -243,7 +243,10 @@ fn buffers_beyond_4_gib_are_counted_without_overflow() {
         max_router > u64::from(u32::MAX),
         "a router held {max_router} bytes"
     );
-    assert!(max_port <= 4 << 30, "4 VCs of 1 GiB per port: {max_port}");
+    assert!(
+        max_port <= 4 * ((1 << 30) + u64::from(MAX_HEADER_BYTES)),
+        "4 VCs of 1 GiB (and a header's room) per port: {max_port}"
+    );
     assert_eq!(max_router % packet, 0, "whole packets");
 }
 
@@ -258,7 +261,7 @@ fn packet_size_from_1_byte_to_64_mib() {
     for ok in [1, 512, 65_535, 65_536, 64 << 20] {
         let net = cfg(ok).build().expect("accepted");
         assert_eq!(net.params().packet_size, ok);
-        assert_eq!(net.params().buffer_bytes, 16 * ok);
+        assert_eq!(net.params().buffer_bytes, 16 * ok + MAX_HEADER_BYTES);
     }
     for bad in [0, (64 << 20) + 1, u32::MAX] {
         let e = cfg(bad).build().unwrap_err().to_string();
@@ -268,10 +271,14 @@ fn packet_size_from_1_byte_to_64_mib() {
         );
         assert!(e.contains(&format!("got {bad}")), "{e}");
     }
-    // The per-VC buffer (buffer_packets x packet_size bytes) must stay below 2^32 bytes.
+    // The per-VC buffer (buffer_packets x packet_size bytes, plus a header's room) must stay
+    // below 2^32 bytes.
     let mut c = cfg(64 << 20);
     c.buffer_packets = 63;
-    assert_eq!(c.build().unwrap().params().buffer_bytes, 63 << 26);
+    assert_eq!(
+        c.build().unwrap().params().buffer_bytes,
+        (63 << 26) + MAX_HEADER_BYTES
+    );
     c.buffer_packets = 64;
     let e = c.build().unwrap_err().to_string();
     assert!(e.contains("buffer_packets") && e.contains("2^32"), "{e}");

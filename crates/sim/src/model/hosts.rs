@@ -103,9 +103,7 @@ impl BbHost {
         for a in out.drain(..) {
             match a {
                 BbAction::Send { to, msg } => {
-                    let bytes = msg.wire_bytes();
-                    self.nic
-                        .send_message(ctx, to.0, bytes, Payload::Storage(Box::new(msg)));
+                    super::send_storage(&mut self.nic, ctx, to.0, msg);
                 }
                 BbAction::StageInDone { alloc, .. } => {
                     if let Some(&lp) = self.jobctl.get(alloc as usize) {
@@ -173,9 +171,7 @@ impl IoHost {
                 let mut out = std::mem::take(&mut self.out);
                 self.node.handle(p, &mut out);
                 for (to, msg) in out.drain(..) {
-                    let bytes = msg.wire_bytes();
-                    self.nic
-                        .send_message(ctx, to.0, bytes, Payload::Storage(Box::new(msg)));
+                    super::send_storage(&mut self.nic, ctx, to.0, msg);
                 }
                 self.out = out;
             }

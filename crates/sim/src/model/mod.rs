@@ -10,6 +10,7 @@ pub mod hosts;
 pub mod jobctl;
 pub mod local_drain;
 pub mod node;
+pub mod rank_io;
 pub mod resctl;
 
 use bbsim_engine::time::US;
@@ -17,6 +18,7 @@ use bbsim_engine::{Ctx, LogicalProcess, LpId, Time};
 use bbsim_storage::{PfsBackend, StorageEvent, StorageMsg};
 use bbsim_topology::packet::NetEvent;
 use bbsim_topology::router::Router;
+use bbsim_topology::Nic;
 
 pub use hosts::{BbHost, IoHost};
 pub use jobctl::JobCtl;
@@ -61,6 +63,19 @@ pub enum Payload {
         /// Global file id.
         file: u64,
     },
+}
+
+/// Sends storage message `msg` from `nic` to terminal `to`: its data in packets, its
+/// [`bbsim_storage::request::HEADER_BYTES`] header riding in the first one.
+pub(crate) fn send_storage(
+    nic: &mut Nic<Payload>,
+    ctx: &mut Ctx<'_, SimEvent>,
+    to: u32,
+    msg: StorageMsg,
+) {
+    let data = msg.data_bytes();
+    let header = bbsim_storage::request::HEADER_BYTES as u32;
+    nic.send_framed(ctx, to, data, header, Payload::Storage(Box::new(msg)));
 }
 
 /// Job-control messages between compute nodes and job controllers.

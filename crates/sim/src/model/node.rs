@@ -6,6 +6,7 @@ use super::cache::{Lookup, ReadCache, HIT_BANDWIDTH};
 use super::files::JobFiles;
 use super::hosts::RouteCount;
 use super::local_drain::{LocalDrain, LocalDrainConfig};
+use super::rank_io::{RankIo, WrittenTo};
 use super::{CtlEvent, Payload, SimEvent, CTL_LATENCY};
 use crate::scenario::Placement;
 use bbsim_engine::{Ctx, LpId, Time};
@@ -98,8 +99,8 @@ struct Inflight {
     target: Target,
     hops: u16,
     parts: u16,
-    /// Servers of the layout the parts went to (for the `servers` of [`Target::Bb`]).
-    layout: Option<Vec<usize>>,
+    /// The layout the parts went to (for the `servers` of [`Target::Bb`]).
+    layout: Option<Arc<Layout>>,
     /// A read-cache fetch to record on completion: (global file, offset, bytes).
     fill: Option<(u64, u64, u64)>,
 }
@@ -110,7 +111,7 @@ enum Home {
     /// The node-local SSD.
     Local,
     /// BB servers: capacity account and layout.
-    Bb { alloc: u32, layout: Layout },
+    Bb { alloc: u32, layout: Arc<Layout> },
     /// The PFS.
     Pfs,
 }
@@ -142,6 +143,8 @@ pub struct NodeShared {
     pub files: Vec<JobFiles>,
     /// The node-local SSDs' background drain to the PFS, if configured.
     pub local_drain: Option<LocalDrainConfig>,
+    /// Keep an [`OpRecord`] per operation (for `timeline.csv`).
+    pub keep_records: bool,
 }
 
 /// `Wake` target that means "the node-local drain's pacing delay is over".
@@ -161,7 +164,7 @@ pub struct NodeLp {
     /// Job running on this node.
     pub job: Option<u32>,
     ranks: Vec<RankState>,
-    bb_layout: Option<Layout>,
+    bb_layout: Option<Arc<Layout>>,
     pfs_layout: Layout,
     local: Option<Ssd>,
     regions: BTreeMap<u64, u64>,
@@ -170,8 +173,12 @@ pub struct NodeLp {
     inflight: BTreeMap<u64, Inflight>,
     next_app: u64,
     done_buf: Vec<SsdCompletion>,
-    /// Finished I/O operations, in completion order.
+    /// Finished I/O operations, in completion order (only with `NodeShared::keep_records`).
     pub records: Vec<OpRecord>,
+    /// Each local rank's I/O totals, indexed like `ranks()`.
+    pub rank_io: Vec<RankIo>,
+    /// Bytes this node's ranks wrote, by target.
+    pub written_to: WrittenTo,
     /// Completion time of each local rank (ps), indexed like `ranks()`.
     pub finished: Vec<Option<Time>>,
     /// Replies received (reply-path routing) for this node's job.
@@ -223,7 +230,7 @@ impl NodeLp {
                     barriers: BTreeMap::new(),
                 })
                 .collect(),
-            bb_layout,
+            bb_layout: bb_layout.map(Arc::new),
             pfs_layout,
             local,
             regions: BTreeMap::new(),
@@ -233,6 +240,8 @@ impl NodeLp {
             next_app: 0,
             done_buf: Vec::new(),
             records: Vec::new(),
+            rank_io: vec![RankIo::default(); n],
+            written_to: WrittenTo::default(),
             finished: vec![None; n],
             replies: RouteCount::default(),
             bytes_issued: [0; 2],
@@ -324,9 +333,7 @@ impl NodeLp {
         for (to, mut req) in parts {
             req.kind = RequestKind::LocalDrain;
             let msg = StorageMsg::Request(req);
-            let bytes = msg.wire_bytes();
-            self.nic
-                .send_message(ctx, to.0, bytes, Payload::Storage(Box::new(msg)));
+            super::send_storage(&mut self.nic, ctx, to.0, msg);
         }
         if let Some(d) = self.drain.as_mut() {
             d.handed += len;
@@ -360,13 +367,13 @@ impl NodeLp {
                     } else {
                         Home::Bb {
                             alloc: of.alloc,
-                            layout: dw.layout_for(self.job_node, gfile),
+                            layout: dw.shared_layout(self.job_node, gfile),
                         }
                     }
                 }
                 (None, Some(layout)) if owner == j && of.uses_bb => Home::Bb {
                     alloc: j,
-                    layout: layout.clone(),
+                    layout: Arc::clone(layout),
                 },
                 _ => Home::Pfs,
             },
@@ -387,7 +394,7 @@ impl NodeLp {
 
     /// The node's BB stripe set (indices into the BB server list), if it uses BB servers.
     pub fn bb_layout(&self) -> Option<&Layout> {
-        self.bb_layout.as_ref()
+        self.bb_layout.as_deref()
     }
 
     /// The node-local SSD, if any.
@@ -450,11 +457,15 @@ impl NodeLp {
                                     self.pump_drain(ctx);
                                     return;
                                 }
-                                if let Some(f) = self.inflight.get_mut(&rec.id) {
+                                if let Some(f) = self
+                                    .inflight
+                                    .get_mut(&rec.id)
+                                    .filter(|_| self.shared.keep_records)
+                                {
                                     let servers: Vec<u32> = f
                                         .layout
                                         .iter()
-                                        .flatten()
+                                        .flat_map(|l| l.servers.iter())
                                         .copied()
                                         .filter(|&i| {
                                             self.shared
@@ -583,7 +594,7 @@ impl NodeLp {
                     self.ranks[li].wait = Wait::Io;
                     if size == 0 {
                         let now = ctx.now();
-                        self.push_record(rank, op, now, now, Target::None, 0, 0);
+                        self.push_record(li, op, now, now, Target::None, 0, 0);
                         self.ranks[li].wait = Wait::Timer;
                         continue;
                     }
@@ -596,15 +607,7 @@ impl NodeLp {
                                     let now = ctx.now();
                                     let copy =
                                         bbsim_storage::units::transfer_ps(size, HIT_BANDWIDTH);
-                                    self.push_record(
-                                        rank,
-                                        op,
-                                        now,
-                                        now + copy,
-                                        Target::Cache,
-                                        0,
-                                        0,
-                                    );
+                                    self.push_record(li, op, now, now + copy, Target::Cache, 0, 0);
                                     self.ranks[li].wait = Wait::Timer;
                                     ctx.send_self(copy, SimEvent::Wake { local });
                                     return;
@@ -641,7 +644,7 @@ impl NodeLp {
     #[allow(clippy::too_many_arguments)]
     fn push_record(
         &mut self,
-        rank: u32,
+        li: usize,
         op: Op,
         start: Time,
         end: Time,
@@ -654,6 +657,20 @@ impl NodeLp {
             Op::Read { file, offset, size } => (false, file.0, offset, size),
             _ => (false, 0, 0, 0),
         };
+        let net = matches!(target, Target::Bb { .. } | Target::Pfs).then_some(hops);
+        self.rank_io[li].add(write, bytes, start, end, net);
+        if write {
+            match target {
+                Target::Local => self.written_to.local += bytes,
+                Target::Bb { .. } => self.written_to.bb += bytes,
+                Target::Pfs => self.written_to.pfs += bytes,
+                Target::Cache | Target::None => {}
+            }
+        }
+        if !self.shared.keep_records {
+            return;
+        }
+        let rank = self.ranks[li].rank;
         self.records.push(OpRecord {
             rank,
             write,
@@ -755,7 +772,7 @@ impl NodeLp {
                     let parts =
                         self.tracker
                             .issue(app, &layout, &self.shared.bb_endpoints, me, now);
-                    used_layout = Some(layout.servers);
+                    used_layout = Some(layout);
                     (
                         parts,
                         Target::Bb {
@@ -773,9 +790,7 @@ impl NodeLp {
             let n = parts.len();
             for (to, req) in parts {
                 let msg = StorageMsg::Request(req);
-                let bytes = msg.wire_bytes();
-                self.nic
-                    .send_message(ctx, to.0, bytes, Payload::Storage(Box::new(msg)));
+                super::send_storage(&mut self.nic, ctx, to.0, msg);
             }
             (target, u16::try_from(n).unwrap_or(u16::MAX))
         };
@@ -815,8 +830,15 @@ impl NodeLp {
                 self.pump_drain(ctx);
             }
         }
-        let rank = self.ranks[f.local as usize].rank;
-        self.push_record(rank, f.op, f.start, ctx.now(), f.target, f.hops, f.parts);
+        self.push_record(
+            f.local as usize,
+            f.op,
+            f.start,
+            ctx.now(),
+            f.target,
+            f.hops,
+            f.parts,
+        );
         self.ranks[f.local as usize].wait = Wait::Timer;
         self.advance(f.local, ctx);
     }

@@ -14,11 +14,115 @@ use super::Algo;
 use crate::dragonfly::DragonflyShape;
 use crate::packet::{Packet, FLAG_DECIDED, FLAG_NONMINIMAL, NONE};
 use bbsim_engine::Rng;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Multiplicative hash for the small integer keys of [`SlotCache`].
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+    }
+}
+
+/// One router's memo of [`choose_slot`]: for each (target group offset, destination router in
+/// that group or none) the lowest cost and the global slots that reach it, in scan order. The
+/// choice among tied slots still draws from the router's random stream exactly as the scan does,
+/// so results are the same with or without the memo; it saves scanning every parallel global
+/// link of a group pair per packet (64 on a 4-group Aries with 2 global links per router).
+#[derive(Debug, Default)]
+pub(crate) struct SlotCache {
+    /// Small shapes: (offset, destination + 1 or 0) -> 1 + index into `entries` (0: unknown).
+    dense: Vec<u32>,
+    /// Large shapes: the same map, hashed.
+    sparse: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+    /// (cost, first index in `slots`, count).
+    entries: Vec<(u32, u32, u32)>,
+    slots: Vec<u32>,
+}
+
+/// Largest (groups x (routers per group + 1)) a router's memo indexes densely (16 KiB).
+const DENSE_KEYS: u32 = 4096;
+
+/// [`choose_slot`] through `cache` (which must belong to the router at `from_local` of
+/// `from_group`: the key leaves them out).
+pub(crate) fn choose_slot_cached(
+    s: &DragonflyShape,
+    cache: &mut SlotCache,
+    from_group: u32,
+    from_local: u32,
+    to_group: u32,
+    dst_local: Option<u32>,
+    rng: &mut Rng,
+) -> (u32, u32) {
+    let offset = (to_group + s.groups - from_group) % s.groups;
+    let d = dst_local.map_or(0, |d| d + 1);
+    let per = s.routers_per_group() + 1;
+    let keys = s.groups.saturating_mul(per);
+    let SlotCache {
+        dense,
+        sparse,
+        entries,
+        slots,
+    } = cache;
+    let known = if keys <= DENSE_KEYS {
+        if dense.is_empty() {
+            dense.resize(keys as usize, 0);
+        }
+        &mut dense[(offset * per + d) as usize]
+    } else {
+        sparse
+            .entry((u64::from(offset) << 32) | u64::from(d))
+            .or_insert(0)
+    };
+    if *known == 0 {
+        let cost = |slot: u32, far: u32| {
+            s.local_hops(from_local, slot / s.h)
+                + 1
+                + dst_local.map_or(0, |d| s.local_hops(far / s.h, d))
+        };
+        let mut best = u32::MAX;
+        let mut m = 0;
+        while let Some((slot, far)) = s.slot_pair(offset, m) {
+            best = best.min(cost(slot, far));
+            m += 1;
+        }
+        let start = slots.len() as u32;
+        let mut m = 0;
+        while let Some((slot, far)) = s.slot_pair(offset, m) {
+            if cost(slot, far) == best {
+                slots.push(slot);
+            }
+            m += 1;
+        }
+        entries.push((best, start, slots.len() as u32 - start));
+        *known = entries.len() as u32;
+    }
+    let (cost, start, count) = entries[*known as usize - 1];
+    let pick = if count <= 1 {
+        0
+    } else {
+        rng.below(u64::from(count)) as u32
+    };
+    (slots[(start + pick) as usize], cost)
+}
 
 /// Picks the global slot (in `from_group`) of a link toward group `to_group`, minimising
 /// local hops from in-group router `from_local` to its owner plus (if `dst_local` is given)
 /// from the far end to `dst_local`; ties broken with `rng`. Returns `(slot, links on the way
-/// to and over the global link plus after it)`.
+/// to and over the global link plus after it)`. The reference scan behind
+/// [`choose_slot_cached`], which routers use.
+#[cfg(test)]
 pub(crate) fn choose_slot(
     s: &DragonflyShape,
     from_group: u32,
@@ -98,6 +202,7 @@ pub(crate) fn route(
     load: &[u64],
     rng: &mut Rng,
     ugal_threshold: u32,
+    cache: &mut SlotCache,
 ) -> (u16, u8) {
     let (here, local) = (s.group(r), s.local(r));
     let (dst_group, dst_local) = (s.group(dst_router), s.local(dst_router));
@@ -111,9 +216,10 @@ pub(crate) fn route(
                 }
                 Algo::DragonflyUgal => {
                     let (min_slot, min_links) =
-                        choose_slot(s, here, local, dst_group, Some(dst_local), rng);
+                        choose_slot_cached(s, cache, here, local, dst_group, Some(dst_local), rng);
                     let inter = intermediate(s, here, dst_group, rng);
-                    let (non_slot, non_first) = choose_slot(s, here, local, inter, None, rng);
+                    let (non_slot, non_first) =
+                        choose_slot_cached(s, cache, here, local, inter, None, rng);
                     // Non-minimal estimate: to the intermediate group, across it, the second
                     // global link and the destination group's local hops.
                     let local_diam = if s.rows > 1 && s.cols > 1 { 2 } else { 1 };
@@ -145,7 +251,7 @@ pub(crate) fn route(
     }
     if pkt.slot == NONE {
         let dst = (target == dst_group).then_some(dst_local);
-        pkt.slot = choose_slot(s, here, local, target, dst, rng).0 as u16;
+        pkt.slot = choose_slot_cached(s, cache, here, local, target, dst, rng).0 as u16;
     }
     let slot = u32::from(pkt.slot);
     let port = port_toward_slot(s, local, slot);
@@ -154,4 +260,61 @@ pub(crate) fn route(
         pkt.slot = NONE;
     }
     (port, vc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The memo picks the same slot and consumes the same random draws as the scan, for every
+    /// source router, target group and destination of an Aries shape with parallel global
+    /// links (many ties) and of canonical dragonflies (dense and hashed memo).
+    #[test]
+    fn cached_slot_choice_equals_the_scan() {
+        let shapes = [
+            DragonflyShape {
+                groups: 4,
+                rows: 6,
+                cols: 16,
+                p: 4,
+                h: 2,
+            },
+            DragonflyShape {
+                groups: 9,
+                rows: 1,
+                cols: 8,
+                p: 4,
+                h: 4,
+            },
+            // Above DENSE_KEYS: the hashed memo.
+            DragonflyShape {
+                groups: 33,
+                rows: 1,
+                cols: 128,
+                p: 1,
+                h: 1,
+            },
+        ];
+        for s in shapes {
+            let rpg = s.routers_per_group();
+            for from_local in (0..rpg).step_by(5) {
+                let mut cache = SlotCache::default();
+                let (mut a, mut b) = (Rng::seed_from_u64(7), Rng::seed_from_u64(7));
+                for round in 0..3 {
+                    for to in 1..s.groups {
+                        for dst in std::iter::once(None).chain((0..rpg).map(Some)) {
+                            let want = choose_slot(&s, 0, from_local, to, dst, &mut a);
+                            let got =
+                                choose_slot_cached(&s, &mut cache, 0, from_local, to, dst, &mut b);
+                            assert_eq!(
+                                got, want,
+                                "from {from_local} to group {to} dst {dst:?} round {round}"
+                            );
+                        }
+                    }
+                }
+                assert_eq!(a.next_u64(), b.next_u64(), "same random draws");
+            }
+        }
+    }
 }

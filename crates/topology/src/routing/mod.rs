@@ -115,7 +115,9 @@ impl Algo {
 
 /// Picks the output port and VC for `pkt` at router `r` (not its destination router).
 /// `load` is the router's per-output-port occupancy in bytes (queued here plus buffered
-/// downstream); the algorithm may update the packet's routing state.
+/// downstream); the algorithm may update the packet's routing state. `cache` is the router's
+/// dragonfly slot memo (unused on other topologies).
+#[allow(clippy::too_many_arguments)]
 #[inline]
 pub(crate) fn route(
     topo: &Topology,
@@ -126,6 +128,7 @@ pub(crate) fn route(
     load: &[u64],
     rng: &mut Rng,
     ugal_threshold: u32,
+    cache: &mut dragonfly::SlotCache,
 ) -> (u16, u8) {
     match topo.shape() {
         Shape::FatTree(s) => {
@@ -140,9 +143,17 @@ pub(crate) fn route(
             );
             (port, 0)
         }
-        Shape::Dragonfly(s) => {
-            dragonfly::route(s, algo, r, dst_router, pkt, load, rng, ugal_threshold)
-        }
+        Shape::Dragonfly(s) => dragonfly::route(
+            s,
+            algo,
+            r,
+            dst_router,
+            pkt,
+            load,
+            rng,
+            ugal_threshold,
+            cache,
+        ),
         Shape::Torus(s) => torus::route(s, r, dst_router, pkt),
     }
 }

@@ -40,6 +40,8 @@ pub struct Host {
     pub script: Vec<Msg>,
     pub got: Vec<Delivered<u64>>,
     cluster: u32,
+    /// Header bytes added to every message ([`Nic::send_framed`]).
+    pub header: u32,
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -69,7 +71,7 @@ impl LogicalProcess for Lp {
             }
             (Lp::Host(h), Ev::Send(i)) => {
                 let m = h.script[i];
-                h.nic.send_message(ctx, m.dst, m.bytes, m.payload);
+                h.nic.send_framed(ctx, m.dst, m.bytes, h.header, m.payload);
             }
             (Lp::Router(_), Ev::Send(_)) => unreachable!("routers have no timers"),
         }
@@ -99,9 +101,21 @@ pub fn build(net: &Network, scripts: Vec<Vec<Msg>>, seed: u64) -> Simulation<Lp>
 /// As [`build`], with an explicit partitioning.
 pub fn build_partitioned(
     net: &Network,
+    scripts: Vec<Vec<Msg>>,
+    seed: u64,
+    partition: PartitionSpec,
+) -> Simulation<Lp> {
+    build_with(net, scripts, seed, partition, 0)
+}
+
+/// As [`build_partitioned`], every message carrying a `header` of that many bytes on top of
+/// its data.
+pub fn build_with(
+    net: &Network,
     mut scripts: Vec<Vec<Msg>>,
     seed: u64,
     partition: PartitionSpec,
+    header: u32,
 ) -> Simulation<Lp> {
     let topo = net.topology();
     let layout = LpLayout::routers_then_terminals(topo.routers(), topo.terminals());
@@ -118,6 +132,7 @@ pub fn build_partitioned(
             script,
             got: Vec::new(),
             cluster: net.terminal_cluster(t),
+            header,
         }));
     }
     let mut table = LookaheadTable::with_classes(["router", "host"]);

@@ -1,0 +1,84 @@
+//! Per-rank I/O totals, accumulated as operations finish, so that `ranks.csv`, the job summaries,
+//! the conservation check and the timeline plot need no per-operation record. Records
+//! ([`super::OpRecord`], about 100 bytes each) are kept only when `timeline.csv` is written; a
+//! full-scale IOR run has tens of millions of operations.
+
+use bbsim_engine::Time;
+
+/// One rank's I/O so far. Times in ps, sizes in bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RankIo {
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// I/O operations (including zero-byte ones and read-cache hits).
+    pub io_ops: u64,
+    /// Sum of the operations' durations (ps).
+    pub time_in_io: Time,
+    /// First operation start (ps).
+    pub first_io_start: Option<Time>,
+    /// Last operation end (ps).
+    pub last_io_end: Option<Time>,
+    /// Operations that crossed the network (to BB servers or the PFS).
+    pub net_ops: u64,
+    /// Sum of those operations' request-path router hops.
+    pub net_hops: u64,
+    /// Busy intervals `[start, end)` in ps, in completion order, an operation that starts
+    /// when the previous one ended extending it (for the timeline plot).
+    pub busy: Vec<(Time, Time)>,
+}
+
+impl RankIo {
+    /// Adds one finished operation of `bytes` (written if `write`), `[start, end)`, with
+    /// `hops` router hops if it crossed the network.
+    pub fn add(&mut self, write: bool, bytes: u64, start: Time, end: Time, net_hops: Option<u16>) {
+        if write {
+            self.bytes_written += bytes;
+        } else {
+            self.bytes_read += bytes;
+        }
+        self.io_ops += 1;
+        self.time_in_io += end - start;
+        self.first_io_start = Some(self.first_io_start.map_or(start, |s| s.min(start)));
+        self.last_io_end = Some(self.last_io_end.map_or(end, |e| e.max(end)));
+        if let Some(h) = net_hops {
+            self.net_ops += 1;
+            self.net_hops += u64::from(h);
+        }
+        match self.busy.last_mut() {
+            Some(last) if last.1 == start && end > start => last.1 = end,
+            _ => self.busy.push((start, end)),
+        }
+    }
+}
+
+/// Bytes a node's ranks wrote, by where they went (for the conservation check).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WrittenTo {
+    /// To the node-local SSD.
+    pub local: u64,
+    /// To BB servers.
+    pub bb: u64,
+    /// Straight to the PFS.
+    pub pfs: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn totals_and_merged_busy_intervals() {
+        let mut r = RankIo::default();
+        r.add(true, 10, 5, 8, Some(3));
+        r.add(true, 10, 8, 12, Some(5));
+        r.add(false, 4, 20, 21, None);
+        r.add(false, 0, 21, 21, None);
+        assert_eq!((r.bytes_written, r.bytes_read, r.io_ops), (20, 4, 4));
+        assert_eq!(r.time_in_io, 3 + 4 + 1);
+        assert_eq!((r.first_io_start, r.last_io_end), (Some(5), Some(21)));
+        assert_eq!((r.net_ops, r.net_hops), (2, 8));
+        assert_eq!(r.busy, vec![(5, 12), (20, 21), (21, 21)]);
+    }
+}
