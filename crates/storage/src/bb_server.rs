@@ -12,6 +12,12 @@
 //! allocation units of `unit` bytes of the file; unit `i` of a file lives on SSD
 //! `(file + i) mod ssds` (the next SSD with space if that one is full) at a logical address
 //! allocated on first write. Capacity is charged per allocated unit.
+//!
+//! Device requests: the pieces of one request that land on the same SSD are submitted as one
+//! batched device request ([`crate::ssd::Ssd::submit_batch`]), charged one operation per piece
+//! (one `op_overhead` each, the same transfer time, FTL writes and statistics as separate
+//! requests) but served atomically, with one completion. [`BbServer::set_batching`] turns this
+//! off (one device request per piece), as a reference for comparisons.
 
 use crate::capacity::{CapacityLedger, FullPolicy};
 use crate::drain::{DrainConfig, DrainPolicy, Pacer};
@@ -19,7 +25,7 @@ use crate::error::{positive, ConfigError};
 use crate::event::StorageEvent;
 use crate::intervals::Intervals;
 use crate::request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, RequestKind, StorageMsg};
-use crate::ssd::{Ssd, SsdCompletion, SsdConfig, SsdRequest};
+use crate::ssd::{Ssd, SsdBatch, SsdCompletion, SsdConfig, SsdPiece, SsdRequest};
 use crate::units::transfer_ps;
 use bbsim_engine::{Ctx, Time};
 use serde::{Deserialize, Serialize};
@@ -202,16 +208,17 @@ struct Active {
     stage: Option<u64>,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum SsdOp {
-    Piece {
+    /// The write pieces of request `active` on one SSD, one per unit in `keys`; `staged` bytes
+    /// of them occupy the DRAM staging buffer until the device request completes.
+    Write {
         active: u64,
-        key: UnitKey,
+        keys: Vec<UnitKey>,
         staged: u64,
     },
-    Read {
-        active: u64,
-    },
+    /// `pieces` read pieces of request `active` on one SSD.
+    Read { active: u64, pieces: u32 },
     DrainRead {
         key: UnitKey,
         bytes: u64,
@@ -234,6 +241,19 @@ struct StageIn {
     total: u64,
     written: u64,
 }
+
+/// One device request being assembled from a host request's pieces on one SSD.
+#[derive(Debug)]
+struct Group {
+    ssd: usize,
+    tag: u64,
+    pieces: Vec<SsdPiece>,
+    keys: Vec<UnitKey>,
+    staged: u64,
+}
+
+/// Marks an SSD without a group in [`BbServer::group_of`].
+const NO_GROUP: u32 = u32::MAX;
 
 /// Per-SSD logical-unit allocator: fresh units in order, recycled units first.
 #[derive(Clone, Debug)]
@@ -292,6 +312,10 @@ pub struct BbServer {
     counters: BbLedger,
     done: Vec<SsdCompletion>,
     free_units: u64,
+    /// Whether a request's pieces on one SSD form one device request.
+    batching: bool,
+    /// Scratch while assembling device requests: per SSD, its group's index or [`NO_GROUP`].
+    group_of: Vec<u32>,
 }
 
 /// Iterator over the allocation-unit pieces of a byte range.
@@ -371,6 +395,8 @@ impl BbServer {
             counters: BbLedger::default(),
             done: Vec::new(),
             free_units: u64::from(per) * u64::from(cfg_ssds),
+            batching: true,
+            group_of: vec![NO_GROUP; cfg_ssds as usize],
         })
     }
 
@@ -382,6 +408,19 @@ impl BbServer {
     /// This server's endpoint.
     pub fn endpoint(&self) -> Endpoint {
         self.me
+    }
+
+    /// Batching on (the default): the pieces of one request on one SSD are one device request,
+    /// charged one operation per piece. Off: one device request per piece, as a reference (the
+    /// two agree exactly whenever no request has two pieces on one SSD, e.g. requests no larger
+    /// than `unit`). Change it only while no request is in progress.
+    pub fn set_batching(&mut self, on: bool) {
+        self.batching = on;
+    }
+
+    /// Whether batching is on ([`BbServer::set_batching`]).
+    pub fn batching(&self) -> bool {
+        self.batching
     }
 
     /// The SSDs, for statistics.
@@ -521,6 +560,43 @@ impl BbServer {
         }
     }
 
+    /// The index in `groups` of the device request collecting pieces for SSD `ssd`: the
+    /// existing one if batching, else a new one with a fresh tag (so tags are taken in the
+    /// order of each SSD's first piece, exactly as one request per piece would take them).
+    fn group_for(&mut self, groups: &mut Vec<Group>, ssd: usize) -> usize {
+        if self.batching {
+            if let Some(&g) = self.group_of.get(ssd) {
+                if g != NO_GROUP {
+                    return g as usize;
+                }
+            }
+        }
+        let tag = self.fresh_id();
+        groups.push(Group {
+            ssd,
+            tag,
+            pieces: Vec::new(),
+            keys: Vec::new(),
+            staged: 0,
+        });
+        let g = groups.len() - 1;
+        if self.batching {
+            if let Some(slot) = self.group_of.get_mut(ssd) {
+                *slot = g as u32;
+            }
+        }
+        g
+    }
+
+    /// Forgets the groups of the request just assembled.
+    fn clear_groups(&mut self, groups: &[Group]) {
+        for g in groups {
+            if let Some(slot) = self.group_of.get_mut(g.ssd) {
+                *slot = NO_GROUP;
+            }
+        }
+    }
+
     fn new_units(&self, req: &IoRequest) -> u64 {
         self.pieces(req.offset, req.len)
             .filter(|(i, _, _)| !self.units.contains_key(&(req.alloc, req.file, *i)))
@@ -605,6 +681,7 @@ impl BbServer {
         };
         let n = self.cfg.ssds as u64;
         let mut count = 0;
+        let mut groups = Vec::new();
         for (idx, off, len) in self.pieces(req.offset, req.len) {
             count += 1;
             let key = (req.alloc, req.file, idx);
@@ -644,23 +721,34 @@ impl BbServer {
             }
             unit.pending_writes += 1;
             let (ssd, lba) = (unit.ssd, unit.lba);
-            let op = self.fresh_id();
-            self.ssd_ops.insert(
-                op,
-                SsdOp::Piece {
-                    active: id,
-                    key,
-                    staged: if staged { len } else { 0 },
-                },
-            );
-            let r = SsdRequest {
-                tag: op,
-                op: IoOp::Write,
+            let g = self.group_for(&mut groups, usize::from(ssd));
+            let group = &mut groups[g];
+            group.pieces.push(SsdPiece {
                 offset: u64::from(lba) * self.cfg.unit + off,
                 len,
+            });
+            group.keys.push(key);
+            if staged {
+                group.staged += len;
+            }
+        }
+        self.clear_groups(&groups);
+        for g in groups {
+            self.ssd_ops.insert(
+                g.tag,
+                SsdOp::Write {
+                    active: id,
+                    keys: g.keys,
+                    staged: g.staged,
+                },
+            );
+            let batch = SsdBatch {
+                tag: g.tag,
+                op: IoOp::Write,
                 stream: req.stream,
+                pieces: &g.pieces,
             };
-            self.ssds[usize::from(ssd)].submit(r, ctx);
+            self.ssds[g.ssd].submit_batch(batch, ctx);
         }
         if let Some(a) = self.actives.get_mut(&id) {
             a.pieces_left = count;
@@ -684,6 +772,7 @@ impl BbServer {
         let n = u64::from(self.cfg.ssds);
         let mut missing = false;
         let mut count = 0;
+        let mut groups = Vec::new();
         for (idx, off, len) in self.pieces(req.offset, req.len) {
             count += 1;
             let (ssd, offset) = match self.units.get(&(req.alloc, req.file, idx)) {
@@ -693,16 +782,21 @@ impl BbServer {
                     (((req.file.wrapping_add(idx)) % n) as usize, off)
                 }
             };
-            let op = self.fresh_id();
-            self.ssd_ops.insert(op, SsdOp::Read { active: id });
-            let r = SsdRequest {
-                tag: op,
+            let g = self.group_for(&mut groups, ssd);
+            groups[g].pieces.push(SsdPiece { offset, len });
+        }
+        self.clear_groups(&groups);
+        for g in groups {
+            let pieces = u32::try_from(g.pieces.len()).unwrap_or(u32::MAX);
+            self.ssd_ops
+                .insert(g.tag, SsdOp::Read { active: id, pieces });
+            let batch = SsdBatch {
+                tag: g.tag,
                 op: IoOp::Read,
-                offset,
-                len,
                 stream: req.stream,
+                pieces: &g.pieces,
             };
-            self.ssds[ssd].submit(r, ctx);
+            self.ssds[g.ssd].submit_batch(batch, ctx);
         }
         if let Some(a) = self.actives.get_mut(&id) {
             a.pieces_left = count;
@@ -808,20 +902,23 @@ impl BbServer {
             return;
         };
         match op {
-            SsdOp::Piece {
+            SsdOp::Write {
                 active,
-                key,
+                keys,
                 staged,
             } => {
                 self.staging_used -= staged;
-                if let Some(u) = self.units.get_mut(&key) {
-                    u.pending_writes -= 1;
+                for &key in &keys {
+                    if let Some(u) = self.units.get_mut(&key) {
+                        u.pending_writes -= 1;
+                    }
+                    self.unit_settled(key, ctx);
                 }
-                self.unit_settled(key, ctx);
-                self.piece_done(active, ctx, out);
+                let n = u32::try_from(keys.len()).unwrap_or(u32::MAX);
+                self.pieces_done(active, n, ctx, out);
                 self.pump(ctx, out);
             }
-            SsdOp::Read { active } => self.piece_done(active, ctx, out),
+            SsdOp::Read { active, pieces } => self.pieces_done(active, pieces, ctx, out),
             SsdOp::DrainRead { key, bytes, offset } => {
                 let op = self.fresh_id();
                 self.pfs_ops.insert(op, PfsOp::Drain { key, bytes });
@@ -845,16 +942,18 @@ impl BbServer {
         }
     }
 
-    fn piece_done<E: From<StorageEvent>>(
+    /// `n` pieces of request `id` finished on an SSD.
+    fn pieces_done<E: From<StorageEvent>>(
         &mut self,
         id: u64,
+        n: u32,
         ctx: &mut Ctx<'_, E>,
         out: &mut Vec<BbAction>,
     ) {
         let Some(a) = self.actives.get_mut(&id) else {
             return;
         };
-        a.pieces_left = a.pieces_left.saturating_sub(1);
+        a.pieces_left = a.pieces_left.saturating_sub(n);
         if a.pieces_left == 0 {
             if a.acked {
                 self.actives.remove(&id);

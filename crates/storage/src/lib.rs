@@ -38,5 +38,5 @@ pub use error::ConfigError;
 pub use event::StorageEvent;
 pub use pfs::{IoNode, PfsBackend, PfsConfig, PfsEvent};
 pub use request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, RequestKind, StorageMsg};
-pub use ssd::{Ssd, SsdCompletion, SsdConfig, SsdEvent, SsdRequest};
+pub use ssd::{Ssd, SsdBatch, SsdCompletion, SsdConfig, SsdEvent, SsdPiece, SsdRequest};
 pub use stats::DeviceStats;

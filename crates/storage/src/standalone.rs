@@ -72,6 +72,9 @@ pub enum HarnessEvent {
         /// Bytes.
         bytes: u64,
     },
+    /// Turn a BB server's batching of SSD pieces on or off ([`BbServer::set_batching`];
+    /// scheduled by the test before any request arrives).
+    SetBatching(bool),
 }
 
 impl From<StorageEvent> for HarnessEvent {
@@ -289,6 +292,7 @@ impl BbLp {
                 self.server
                     .stage_in(alloc, file, bytes, alloc, ctx, &mut out);
             }
+            HarnessEvent::SetBatching(on) => self.server.set_batching(on),
             HarnessEvent::Start => {}
         }
         for a in out.drain(..) {

@@ -10,7 +10,7 @@ pub const DAY: Time = 86_400 * SEC;
 pub struct QueueTrace {
     /// Interval width (ps); 0 disables the trace.
     pub interval: Time,
-    /// Integral of the queue length over each interval (requests × ps); divide by `interval`
+    /// Integral of the queue length over each interval (operations × ps); divide by `interval`
     /// for the mean queue length in that interval.
     pub area: Vec<u128>,
 }
@@ -55,15 +55,23 @@ pub struct DeviceStats {
     pub gc_bytes_copied: u64,
     /// Erase blocks erased.
     pub erases: u64,
-    /// Read requests served.
+    /// Read operations submitted (each charged one per-operation overhead; every piece of a
+    /// batched SSD request counts).
     pub reads: u64,
-    /// Write requests served.
+    /// Write operations submitted (each charged one per-operation overhead; every piece of a
+    /// batched SSD request counts).
     pub writes: u64,
+    /// Device requests submitted: a plain request and a whole batch of pieces count one each, so
+    /// `reads + writes - requests` is the number of operations batching folded into others.
+    /// (Stays 0 for devices without batching, such as PFS servers.)
+    pub requests: u64,
     /// Total time with at least one request in the device (ps).
     pub busy_time: Time,
-    /// Largest number of requests in the device (queued or in service) at once.
+    /// Largest number of operations in the device (queued or in service) at once; a batch
+    /// counts its pieces until the whole batch completes.
     pub max_queue: u64,
-    /// Integral of the number of requests in the device over time (requests × ps).
+    /// Integral of the number of operations in the device over time (operations × ps); a
+    /// batch counts its pieces until the whole batch completes.
     pub queue_area: u128,
     /// Queue length per interval.
     pub queue_trace: QueueTrace,
@@ -83,12 +91,12 @@ impl DeviceStats {
         }
     }
 
-    /// Requests in the device now.
+    /// Operations in the device now.
     pub fn queue_len(&self) -> u64 {
         self.current
     }
 
-    /// Records that the number of requests in the device changed by `delta` at `now`.
+    /// Records that the number of operations in the device changed by `delta` at `now`.
     pub(crate) fn queue_change(&mut self, now: Time, delta: i64) {
         let dt = now.saturating_sub(self.last_change);
         if self.current > 0 {

@@ -3,8 +3,10 @@
 //! whose garbage-collection copies consume write bandwidth.
 //!
 //! An [`Ssd`] is a component embedded in a host LP (a compute node for a node-local SSD, a BB
-//! server). The host calls [`Ssd::submit`] and routes the device's self-events
-//! ([`crate::StorageEvent::Ssd`]) back to [`Ssd::handle`], which returns completions.
+//! server). The host calls [`Ssd::submit`] (one operation) or [`Ssd::submit_batch`] (several
+//! stripe-unit pieces of one host request served as one device request) and routes the
+//! device's self-events ([`crate::StorageEvent::Ssd`]) back to [`Ssd::handle`], which returns
+//! completions.
 //!
 //! Service of one request: it waits (FIFO) for one of `channels` service slots, spends a setup
 //! phase of `op_overhead` (+ `access_latency` if it does not start where the previous request
@@ -13,6 +15,19 @@
 //! `bytes / bandwidth` of exclusive device time plus `gc_copies · page_size / write_bandwidth +
 //! erases · erase_time` for the collection it triggered. A lone request on an idle device
 //! therefore takes exactly `op_overhead [+ access_latency] + ceil(bytes · 10¹² / bandwidth)` ps.
+//!
+//! A batch of `k` pieces is charged what its pieces would have been charged as `k` requests
+//! submitted back to back: one `op_overhead` per piece, `access_latency` for every piece that
+//! does not start where the previous one ended, `ceil(len · 10¹² / bw(op, len))` per piece, the
+//! FTL writes of every piece at its own address. It waits FIFO like any request and, when it
+//! starts, takes `w = min(k, channels, free slots)` slots, spends `ceil(k/w) · op_overhead +
+//! ceil(seeks/w) · access_latency` in setup (its pieces' setups `w` at a time) and transfers
+//! with weight `w` (the share `w` pieces would have). Slots freed later go first to batches in
+//! service that hold fewer than `min(k, channels)` (oldest first, as the remaining pieces of an
+//! earlier request would take them before a later request's), raising their weight without
+//! further setup. A lone batch of equal pieces on an idle device therefore finishes exactly
+//! when its pieces would have: `ceil(k/c) · op_overhead + Σ ceil(len · 10¹² / bw)` with `c`
+//! channels (`k · op_overhead + ...` with one channel). A plain request is a batch of one.
 
 pub mod ftl;
 mod gc;
@@ -132,7 +147,7 @@ impl SsdConfig {
     }
 }
 
-/// A request to one SSD.
+/// A request to one SSD: one operation (one `op_overhead`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SsdRequest {
     /// Caller's tag, returned in the completion.
@@ -147,6 +162,32 @@ pub struct SsdRequest {
     pub stream: u32,
 }
 
+/// One piece of a batched request ([`SsdBatch`]): an extent of the device's logical space
+/// that is charged as one operation (one `op_overhead`, its own transfer time and FTL write).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SsdPiece {
+    /// Byte offset in the device's logical space.
+    pub offset: u64,
+    /// Bytes.
+    pub len: u64,
+}
+
+/// Several operations of one host request on one SSD (a BB server's stripe-unit pieces),
+/// submitted as one device request with [`Ssd::submit_batch`]: charged one operation per piece
+/// (see the module documentation), completed once when the last byte is transferred.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SsdBatch<'a> {
+    /// Caller's tag, returned in the completion.
+    pub tag: u64,
+    /// Read or write (all pieces).
+    pub op: IoOp,
+    /// Stream key for multi-stream placement (user or job id); ignored by legacy placement.
+    pub stream: u32,
+    /// The pieces in the order the host would have submitted them. An empty list is served as
+    /// one zero-byte operation where the previous request ended.
+    pub pieces: &'a [SsdPiece],
+}
+
 /// A finished SSD request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SsdCompletion {
@@ -154,7 +195,7 @@ pub struct SsdCompletion {
     pub tag: u64,
     /// Read or write.
     pub op: IoOp,
-    /// Bytes.
+    /// Bytes (all pieces of a batch).
     pub len: u64,
     /// Submission time (ps).
     pub submitted: Time,
@@ -189,11 +230,22 @@ enum SsdTimer {
 
 #[derive(Clone, Copy, Debug)]
 struct InFlight {
-    req: SsdRequest,
+    tag: u64,
+    op: IoOp,
+    /// Bytes of all pieces.
+    len: u64,
+    /// Operations charged (pieces; 1 for a plain request).
+    ops: u32,
+    /// Pieces that did not start where the previous one ended (each pays `access_latency`).
+    seeks: u32,
     submitted: Time,
-    setup: Time,
+    /// Exclusive device time (ps) of the transfer phase.
     work: Time,
     gc: GcWork,
+    /// Service slots held (set when service starts; grows up to `min(ops, channels)`).
+    width: u32,
+    /// Whether the setup phase is over (the request is in the processor-sharing set).
+    transferring: bool,
 }
 
 /// One SSD: configuration, FTL, service state and statistics.
@@ -211,6 +263,9 @@ pub struct Ssd {
     next_offset: u64,
     stats: DeviceStats,
     finished: Vec<u32>,
+    /// Batches in service holding fewer than `min(ops, channels)` slots, oldest first: freed
+    /// slots go to them before waiting requests.
+    narrow: VecDeque<u32>,
 }
 
 impl Ssd {
@@ -235,6 +290,7 @@ impl Ssd {
             gen: 0,
             next_offset: 0,
             finished: Vec::new(),
+            narrow: VecDeque::new(),
         })
     }
 
@@ -260,7 +316,8 @@ impl Ssd {
         s
     }
 
-    /// Requests in the device (queued or in service).
+    /// Operations in the device (queued or in service): a plain request counts 1, a batch its
+    /// number of pieces until it completes.
     pub fn queue_len(&self) -> u64 {
         self.stats.queue_len()
     }
@@ -271,51 +328,102 @@ impl Ssd {
         self.ftl.as_mut().map_or(0, |f| f.trim_bytes(offset, len))
     }
 
-    /// Submits a request at `ctx.now()`. FTL effects (mapping, collection) happen now; the
-    /// completion comes later from [`Ssd::handle`]. Writes past the capacity are timed but
-    /// not mapped.
+    /// Submits a request (one operation) at `ctx.now()`. FTL effects (mapping, collection)
+    /// happen now; the completion comes later from [`Ssd::handle`]. Writes past the capacity
+    /// are timed but not mapped.
     pub fn submit<E: From<StorageEvent>>(&mut self, req: SsdRequest, ctx: &mut Ctx<'_, E>) {
+        let piece = [SsdPiece {
+            offset: req.offset,
+            len: req.len,
+        }];
+        self.submit_batch(
+            SsdBatch {
+                tag: req.tag,
+                op: req.op,
+                stream: req.stream,
+                pieces: &piece,
+            },
+            ctx,
+        );
+    }
+
+    /// Submits a batch of pieces as one device request at `ctx.now()`, charged one operation
+    /// per piece (module documentation). FTL effects of every piece happen now, in order, at
+    /// the piece's own address; statistics count every piece as an operation
+    /// ([`DeviceStats::reads`] / [`DeviceStats::writes`]) and the batch once
+    /// ([`DeviceStats::requests`]). One completion, with the batch's tag, comes from
+    /// [`Ssd::handle`].
+    pub fn submit_batch<E: From<StorageEvent>>(
+        &mut self,
+        batch: SsdBatch<'_>,
+        ctx: &mut Ctx<'_, E>,
+    ) {
         let now = ctx.now();
+        let empty = [SsdPiece {
+            offset: self.next_offset,
+            len: 0,
+        }];
+        let pieces = if batch.pieces.is_empty() {
+            &empty[..]
+        } else {
+            batch.pieces
+        };
         let mut gc = GcWork::default();
-        let mut nand = req.len;
-        match req.op {
-            IoOp::Write => {
-                self.stats.host_bytes_written += req.len;
-                self.stats.writes += 1;
-                if let Some(f) = self.ftl.as_mut() {
-                    let (pages, work) = f.write_bytes(req.offset, req.len, req.stream);
-                    gc = work;
-                    let ps = f.page_size();
-                    nand = (pages + work.copies) * ps;
-                    self.stats.gc_bytes_copied += work.copies * ps;
-                    self.stats.erases += work.erases;
+        let mut work: Time = 0;
+        let mut seeks = 0u32;
+        let mut len = 0u64;
+        let erase = self.cfg.ftl.as_ref().map_or(0, |f| f.erase_time);
+        for p in pieces {
+            let mut piece_gc = GcWork::default();
+            match batch.op {
+                IoOp::Write => {
+                    let mut nand = p.len;
+                    self.stats.host_bytes_written += p.len;
+                    self.stats.writes += 1;
+                    if let Some(f) = self.ftl.as_mut() {
+                        let (pages, w) = f.write_bytes(p.offset, p.len, batch.stream);
+                        piece_gc = w;
+                        let ps = f.page_size();
+                        nand = (pages + w.copies) * ps;
+                        self.stats.gc_bytes_copied += w.copies * ps;
+                        self.stats.erases += w.erases;
+                    }
+                    self.stats.nand_bytes_written += nand;
                 }
-                self.stats.nand_bytes_written += nand;
+                IoOp::Read => {
+                    self.stats.host_bytes_read += p.len;
+                    self.stats.reads += 1;
+                }
             }
-            IoOp::Read => {
-                self.stats.host_bytes_read += req.len;
-                self.stats.reads += 1;
+            let mut w = transfer_ps(p.len, self.cfg.bandwidth(batch.op, p.len));
+            if piece_gc.copies > 0 || piece_gc.erases > 0 {
+                let ps = self.ftl.as_ref().map_or(0, Ftl::page_size);
+                w = w
+                    .saturating_add(transfer_ps(piece_gc.copies * ps, self.cfg.write_bandwidth))
+                    .saturating_add(erase.saturating_mul(piece_gc.erases));
             }
+            work = work.saturating_add(w);
+            gc.copies += piece_gc.copies;
+            gc.erases += piece_gc.erases;
+            if p.offset != self.next_offset {
+                seeks += 1;
+            }
+            self.next_offset = p.offset.saturating_add(p.len);
+            len = len.saturating_add(p.len);
         }
-        let mut work = transfer_ps(req.len, self.cfg.bandwidth(req.op, req.len));
-        if gc.copies > 0 || gc.erases > 0 {
-            let ps = self.ftl.as_ref().map_or(0, Ftl::page_size);
-            let erase = self.cfg.ftl.as_ref().map_or(0, |f| f.erase_time);
-            work = work
-                .saturating_add(transfer_ps(gc.copies * ps, self.cfg.write_bandwidth))
-                .saturating_add(erase.saturating_mul(gc.erases));
-        }
-        let mut setup = self.cfg.op_overhead;
-        if req.offset != self.next_offset {
-            setup = setup.saturating_add(self.cfg.access_latency);
-        }
-        self.next_offset = req.offset.saturating_add(req.len);
+        let ops = u32::try_from(pieces.len()).unwrap_or(u32::MAX);
+        self.stats.requests += 1;
         let entry = InFlight {
-            req,
+            tag: batch.tag,
+            op: batch.op,
+            len,
+            ops,
+            seeks,
             submitted: now,
-            setup,
             work,
             gc,
+            width: 0,
+            transferring: false,
         };
         let slot = match self.free_slots.pop() {
             Some(s) => {
@@ -327,17 +435,42 @@ impl Ssd {
                 (self.slab.len() - 1) as u32
             }
         };
-        self.stats.queue_change(now, 1);
-        if self.in_service < self.cfg.channels {
+        self.stats.queue_change(now, i64::from(ops));
+        if self.waiting.is_empty() && self.in_service < self.cfg.channels {
             self.start(slot, ctx);
         } else {
             self.waiting.push_back(slot);
         }
     }
 
+    /// Service slots a request of `ops` operations can use: `min(ops, channels)`.
+    fn target(&self, ops: u32) -> u32 {
+        ops.clamp(1, self.cfg.channels.max(1))
+    }
+
+    /// Starts service of the request in `slot` (at least one slot is free): it takes
+    /// `w = min(ops, channels, free slots)` slots and spends its pieces' setups `w` at a time.
     fn start<E: From<StorageEvent>>(&mut self, slot: u32, ctx: &mut Ctx<'_, E>) {
-        self.in_service += 1;
-        let setup = self.slab[slot as usize].map_or(0, |e| e.setup);
+        let free = self.cfg.channels.saturating_sub(self.in_service).max(1);
+        let target = self.slab[slot as usize].map_or(1, |e| self.target(e.ops));
+        let w = target.min(free);
+        let mut setup = 0;
+        if let Some(e) = self.slab[slot as usize].as_mut() {
+            e.width = w;
+            self.in_service += w;
+            setup = self
+                .cfg
+                .op_overhead
+                .saturating_mul(u64::from(e.ops.max(1).div_ceil(w)))
+                .saturating_add(
+                    self.cfg
+                        .access_latency
+                        .saturating_mul(u64::from(e.seeks.div_ceil(w))),
+                );
+        }
+        if w < target {
+            self.narrow.push_back(slot);
+        }
         if setup > 0 {
             let ev = SsdEvent {
                 dev: self.dev,
@@ -350,8 +483,11 @@ impl Ssd {
     }
 
     fn begin_transfer<E: From<StorageEvent>>(&mut self, slot: u32, ctx: &mut Ctx<'_, E>) {
-        let work = self.slab[slot as usize].map_or(0, |e| e.work);
-        self.sharing.add(ctx.now(), slot, work);
+        if let Some(e) = self.slab[slot as usize].as_mut() {
+            e.transferring = true;
+        }
+        let (work, width) = self.slab[slot as usize].map_or((0, 1), |e| (e.work, e.width));
+        self.sharing.add_weighted(ctx.now(), slot, work, width);
         self.reschedule(ctx);
     }
 
@@ -363,6 +499,35 @@ impl Ssd {
                 timer: SsdTimer::Transfer(self.gen),
             };
             ctx.send_self(t.saturating_sub(ctx.now()), E::from(StorageEvent::Ssd(ev)));
+        }
+    }
+
+    /// Gives free slots to the batches in service that started with fewer than
+    /// `min(ops, channels)`, oldest first (the slots their remaining pieces would have taken
+    /// before any later request's): a transferring batch's share grows at once, keeping its
+    /// remaining work; one still in setup transfers with its new width. Its setup time is not
+    /// changed.
+    fn widen(&mut self, now: Time) {
+        while let Some(&slot) = self.narrow.front() {
+            let free = self.cfg.channels.saturating_sub(self.in_service);
+            if free == 0 {
+                return;
+            }
+            let target = self.slab[slot as usize].map_or(0, |e| self.target(e.ops));
+            let Some(e) = self.slab[slot as usize].as_mut() else {
+                self.narrow.pop_front();
+                continue;
+            };
+            let add = target.saturating_sub(e.width).min(free);
+            e.width += add;
+            self.in_service += add;
+            let (width, transferring) = (e.width, e.transferring);
+            if width >= target {
+                self.narrow.pop_front();
+            }
+            if transferring {
+                self.sharing.reweight(now, slot, width);
+            }
         }
     }
 
@@ -385,20 +550,24 @@ impl Ssd {
                 for &slot in &finished {
                     if let Some(e) = self.slab[slot as usize].take() {
                         done.push(SsdCompletion {
-                            tag: e.req.tag,
-                            op: e.req.op,
-                            len: e.req.len,
+                            tag: e.tag,
+                            op: e.op,
+                            len: e.len,
                             submitted: e.submitted,
                             finished: now,
                             gc: e.gc,
                         });
+                        self.in_service = self.in_service.saturating_sub(e.width);
+                        self.stats.queue_change(now, -i64::from(e.ops));
+                        if e.width < self.target(e.ops) {
+                            self.narrow.retain(|&n| n != slot);
+                        }
                     }
                     self.free_slots.push(slot);
-                    self.in_service -= 1;
-                    self.stats.queue_change(now, -1);
                 }
                 finished.clear();
                 self.finished = finished;
+                self.widen(now);
                 while self.in_service < self.cfg.channels {
                     let Some(next) = self.waiting.pop_front() else {
                         break;

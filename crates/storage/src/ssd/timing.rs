@@ -1,16 +1,20 @@
 //! Processor sharing of a device's bandwidth among the requests in their transfer phase.
 //!
 //! Each request needs `D` picoseconds of exclusive device time (its bytes at its bandwidth plus
-//! garbage-collection work). While `k` requests transfer, each receives `1/k` of the device.
-//! A virtual clock `V` (exclusive picoseconds received by every active request, scaled by
-//! [`SCALE`]) advances at `SCALE/k` per picosecond; a request that starts at `V₀` finishes when
-//! `V = V₀ + D·SCALE`. With one request the finish time is exactly `D` after the start.
+//! garbage-collection work) and has a weight `w` (the service slots it holds: 1 for a plain
+//! request, up to `min(pieces, channels)` for a batch, see [`super::Ssd::submit_batch`]).
+//! While requests of total weight `W` transfer, each receives `w/W` of the device. A virtual
+//! clock `V` (exclusive picoseconds received per unit of weight, scaled by [`SCALE`]) advances
+//! at `SCALE/W` per picosecond; a request that starts at `V₀` finishes when
+//! `V = V₀ + D·SCALE/w`. With one request the finish time is exactly `D` after the start; with
+//! all weights 1 this is plain processor sharing.
 
 use bbsim_engine::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Virtual-time resolution: lcm(1..=16), so sharing among up to 16 requests is exact.
+/// Virtual-time resolution: lcm(1..=16), so sharing is exact while the total weight of the
+/// transferring requests is at most 16.
 pub const SCALE: u128 = 720_720;
 
 /// The processor-sharing state of one device.
@@ -18,7 +22,10 @@ pub const SCALE: u128 = 720_720;
 pub struct Sharing {
     v: u128,
     last: Time,
-    active: BinaryHeap<Reverse<(u128, u32)>>,
+    /// Sum of the weights of the active requests.
+    weight: u128,
+    /// (virtual finish, id, weight) of every transferring request.
+    active: BinaryHeap<Reverse<(u128, u32, u32)>>,
 }
 
 impl Sharing {
@@ -27,26 +34,58 @@ impl Sharing {
         self.active.len()
     }
 
+    /// Total weight of the requests currently transferring.
+    pub fn weight(&self) -> u128 {
+        self.weight
+    }
+
     /// Advances the virtual clock to real time `now` (ps).
     pub fn advance(&mut self, now: Time) {
-        let k = self.active.len() as u128;
+        let k = self.weight;
         if k > 0 && now > self.last {
             self.v += u128::from(now - self.last) * SCALE / k;
         }
         self.last = self.last.max(now);
     }
 
-    /// Starts request `id` needing `work` ps of exclusive device time, at `now`.
+    /// Starts request `id` of weight 1 needing `work` ps of exclusive device time, at `now`.
     pub fn add(&mut self, now: Time, id: u32, work: Time) {
+        self.add_weighted(now, id, work, 1);
+    }
+
+    /// Starts request `id` of weight `weight` (treated as at least 1) needing `work` ps of
+    /// exclusive device time, at `now`: alone it finishes `work` ps later; beside others it
+    /// receives `weight / total weight` of the device.
+    pub fn add_weighted(&mut self, now: Time, id: u32, work: Time, weight: u32) {
         self.advance(now);
-        self.active
-            .push(Reverse((self.v + u128::from(work) * SCALE, id)));
+        let w = weight.max(1);
+        self.weight += u128::from(w);
+        let need = (u128::from(work) * SCALE).div_ceil(u128::from(w));
+        self.active.push(Reverse((self.v + need, id, w)));
+    }
+
+    /// Changes the weight of transferring request `id` to `weight` (at least 1) at `now`; the
+    /// exclusive device time it still needs is kept. No effect if `id` is not transferring.
+    pub fn reweight(&mut self, now: Time, id: u32, weight: u32) {
+        self.advance(now);
+        let w = weight.max(1);
+        let mut entries = std::mem::take(&mut self.active).into_vec();
+        for e in &mut entries {
+            let Reverse((f, i, old)) = *e;
+            if i == id {
+                // Remaining exclusive ps (scaled by SCALE) = remaining virtual time x weight.
+                let left = f.saturating_sub(self.v) * u128::from(old);
+                self.weight = self.weight - u128::from(old) + u128::from(w);
+                *e = Reverse((self.v + left.div_ceil(u128::from(w)), i, w));
+            }
+        }
+        self.active = BinaryHeap::from(entries);
     }
 
     /// When the next request finishes, if any (absolute ps).
     pub fn next_finish(&self) -> Option<Time> {
-        let Reverse((f, _)) = *self.active.peek()?;
-        let k = self.active.len() as u128;
+        let Reverse((f, _, _)) = *self.active.peek()?;
+        let k = self.weight;
         let left = f.saturating_sub(self.v) * k;
         let dt = left.div_ceil(SCALE);
         Some(
@@ -58,11 +97,12 @@ impl Sharing {
     /// Removes and returns the requests finished by real time `now`, in finish order.
     pub fn pop_finished(&mut self, now: Time, out: &mut Vec<u32>) {
         self.advance(now);
-        while let Some(&Reverse((f, id))) = self.active.peek() {
+        while let Some(&Reverse((f, id, w))) = self.active.peek() {
             if f > self.v {
                 break;
             }
             self.active.pop();
+            self.weight -= u128::from(w);
             out.push(id);
         }
     }
@@ -105,5 +145,44 @@ mod tests {
         let mut out = Vec::new();
         s.pop_finished(7 * 3_333_333, &mut out);
         assert_eq!(out.len(), 7);
+    }
+
+    #[test]
+    fn a_weighted_request_gets_its_share_and_alone_is_exact() {
+        // Weight 3 beside weight 1: the weighted request gets 3/4 of the device.
+        let mut s = Sharing::default();
+        s.add_weighted(0, 0, 3_000_001, 3);
+        assert_eq!(s.next_finish(), Some(3_000_001));
+        s.add(0, 1, 1_000_000);
+        // Both need 4/3 of their work at their share: 4_000_001.33 and 4_000_000.
+        assert_eq!(s.next_finish(), Some(4_000_000));
+        let mut out = Vec::new();
+        s.pop_finished(4_000_000, &mut out);
+        assert_eq!(out, vec![1]);
+        assert_eq!(s.weight(), 3);
+        // Request 0 received 3_000_000 ps of service; 1 left alone.
+        assert_eq!(s.next_finish(), Some(4_000_001));
+        // Weight w with w equal requests' total work matches w plain requests started together.
+        let mut a = Sharing::default();
+        a.add_weighted(0, 0, 8 * 777_777, 8);
+        let mut b = Sharing::default();
+        for id in 0..8 {
+            b.add(0, id, 777_777);
+        }
+        assert_eq!(a.next_finish(), b.next_finish());
+    }
+
+    #[test]
+    fn reweighting_keeps_the_remaining_work() {
+        // Weight 3 beside weight 5 (total 8): after 800 ps request 0 has received 300 of its
+        // 1_500 ps; raised to weight 5 (total 10) it gets half the device: 2_400 ps more.
+        let mut s = Sharing::default();
+        s.add_weighted(0, 0, 1_500, 3);
+        s.add_weighted(0, 1, 100_000, 5);
+        s.reweight(800, 0, 5);
+        assert_eq!(s.weight(), 10);
+        assert_eq!(s.next_finish(), Some(800 + 2_400));
+        s.reweight(800, 7, 2); // not transferring: nothing changes
+        assert_eq!(s.weight(), 10);
     }
 }

@@ -1,0 +1,505 @@
+//! BB servers submit the pieces of one request that land on one SSD as one device request,
+//! charged one operation (one `op_overhead`) per stripe-unit piece: closed forms, the number of
+//! device requests and engine events, and equivalence with one device request per piece
+//! ([`BbServer::set_batching`]`(false)`) wherever no request has two pieces on one SSD.
+
+mod common;
+
+use bbsim_engine::time::US;
+use bbsim_engine::{run_with_threads, LpId, RunStats, SimConfig, Simulation};
+use bbsim_storage::capacity::FullPolicy;
+use bbsim_storage::drain::{DrainConfig, DrainPolicy};
+use bbsim_storage::pfs::PfsConfig;
+use bbsim_storage::placement::StripeSpec;
+use bbsim_storage::ssd::{FtlConfig, FtlCounters, Precondition, SsdConfig};
+use bbsim_storage::standalone::{
+    ClientOp, ClientSpec, Conservation, HarnessEvent, HarnessLp, Scenario, Target,
+};
+use bbsim_storage::units::{transfer_ps, KIB};
+use bbsim_storage::{BbLedger, BbServer, BbServerConfig, DeviceStats, IoOp, StagingConfig};
+use common::*;
+
+const UNIT: u64 = 128 * KIB;
+const WRITE_BW: u64 = 1_389_000_000; // 128 KiB takes 94,364,290.85 ps: rounding shows
+const READ_BW: u64 = 2_278_000_000;
+const OVERHEAD: u64 = 20 * US;
+
+fn bb(ssds: u32, channels: u32) -> BbServerConfig {
+    BbServerConfig {
+        ssd: SsdConfig {
+            capacity: 1 << 36,
+            read_bandwidth: READ_BW,
+            write_bandwidth: WRITE_BW,
+            op_overhead: OVERHEAD,
+            access_latency: 0,
+            channels,
+            ..SsdConfig::default()
+        },
+        ssds,
+        unit: UNIT,
+        threads: 4096,
+        request_overhead: 0,
+        staging: None,
+        full_policy: FullPolicy::Stall,
+        drain: DrainConfig {
+            policy: DrainPolicy::Never,
+            bandwidth: 4_000_000_000,
+            max_outstanding: 4,
+            evict: true,
+        },
+    }
+}
+
+/// An FTL of 16 KiB pages in steady state (one pass of random overwrites), so that writes
+/// trigger garbage collection.
+fn steady_ftl(pages_per_block: u32, spare_factor: f64, seed: u64) -> FtlConfig {
+    FtlConfig {
+        page_size: 16 * KIB,
+        pages_per_block,
+        spare_factor,
+        gc_free_blocks: 2,
+        precondition: Precondition::Steady {
+            overwrite_passes: 1,
+            seed,
+        },
+        ..FtlConfig::default()
+    }
+}
+
+fn pfs() -> PfsConfig {
+    PfsConfig {
+        servers: 4,
+        server_bandwidth: 4_000_000_000,
+        aggregate_bandwidth: 16_000_000_000,
+        request_latency: 10 * US,
+        stripe_size: UNIT,
+        stripe_count: 1,
+        forward_latency: US,
+    }
+}
+
+fn target(count: u32, stripe: u64) -> Target {
+    Target::Bb(StripeSpec {
+        stripe_count: count,
+        stripe_size: stripe,
+    })
+}
+
+fn client(ops: Vec<ClientOp>, depth: u32, target: Target, alloc: u32) -> ClientSpec {
+    ClientSpec {
+        ops,
+        depth,
+        target,
+        alloc,
+        stream: alloc,
+        start: 0,
+    }
+}
+
+fn scenario(bb: BbServerConfig, servers: usize, clients: Vec<ClientSpec>) -> Scenario {
+    Scenario {
+        net: line_net(US),
+        bb: Some((bb, servers)),
+        reservations: vec![],
+        pfs: Some((pfs(), 2)),
+        clients,
+    }
+}
+
+/// Runs `s` on one thread with batching on or off in every BB server.
+fn run_mode(s: &Scenario, batching: bool) -> (Simulation<HarnessLp>, RunStats) {
+    let mut sim = s.build(SimConfig::default()).expect("valid scenario");
+    if !batching {
+        let bbs: Vec<LpId> = sim
+            .lps()
+            .enumerate()
+            .filter(|(_, l)| matches!(l, HarnessLp::Bb(_)))
+            .map(|(i, _)| LpId(i as u32))
+            .collect();
+        for id in bbs {
+            sim.schedule(id, 0, HarnessEvent::SetBatching(false))
+                .expect("schedules");
+        }
+    }
+    let stats = run_with_threads(&mut sim, 1).expect("runs");
+    let c = Conservation::of(&sim);
+    assert!(c.holds(), "conservation broken: {c:?}");
+    (sim, stats)
+}
+
+/// The BB servers in LP order.
+fn servers(sim: &Simulation<HarnessLp>) -> Vec<&BbServer> {
+    sim.lps()
+        .filter_map(|l| match l {
+            HarnessLp::Bb(b) => Some(&b.server),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every SSD's statistics (time integrals closed at `end`), server by server.
+fn ssd_stats(sim: &Simulation<HarnessLp>, end: u64) -> Vec<DeviceStats> {
+    servers(sim)
+        .iter()
+        .flat_map(|b| b.ssds().iter().map(move |d| d.stats_at(end)))
+        .collect()
+}
+
+fn ftl_counters(sim: &Simulation<HarnessLp>) -> Vec<FtlCounters> {
+    servers(sim)
+        .iter()
+        .flat_map(|b| {
+            b.ssds()
+                .iter()
+                .filter_map(|d| d.ftl())
+                .map(|f| f.counters())
+        })
+        .collect()
+}
+
+fn ledgers(sim: &Simulation<HarnessLp>) -> Vec<BbLedger> {
+    servers(sim).iter().map(|b| b.ledger()).collect()
+}
+
+/// Every client record as (id, start, end, bytes, servers, hops, spilled).
+type Rec = (u64, u64, u64, u64, Vec<u32>, u32, bool);
+
+fn records(sim: &Simulation<HarnessLp>) -> Vec<Rec> {
+    clients(sim)
+        .iter()
+        .flat_map(|c| {
+            c.records.iter().map(|r| {
+                (
+                    r.id,
+                    r.start,
+                    r.end,
+                    r.bytes,
+                    r.servers.iter().map(|e| e.0).collect(),
+                    r.total_hops,
+                    r.spilled,
+                )
+            })
+        })
+        .collect()
+}
+
+fn last_end(sim: &Simulation<HarnessLp>) -> u64 {
+    records(sim).iter().map(|r| r.2).max().unwrap_or(0)
+}
+
+fn one_write(len: u64) -> Vec<ClientOp> {
+    vec![ClientOp {
+        op: IoOp::Write,
+        file: 0,
+        offset: 0,
+        len,
+    }]
+}
+
+/// Network latency of a request and its reply on the ideal line network.
+const NET: u64 = 2 * US;
+
+#[test]
+fn a_request_of_k_units_on_one_ssd_costs_k_overheads_plus_its_bytes() {
+    let k = 64;
+    let piece = transfer_ps(UNIT, WRITE_BW);
+    assert_ne!(
+        piece * k,
+        transfer_ps(k * UNIT, WRITE_BW),
+        "the test must see per-piece rounding"
+    );
+    // One SSD, one channel: k · o + k · ceil(unit / b).
+    let s = scenario(
+        bb(1, 1),
+        1,
+        vec![client(one_write(k * UNIT), 1, target(1, UNIT), 1)],
+    );
+    let (sim, _) = run_mode(&s, true);
+    let end = last_end(&sim);
+    assert_eq!(end, NET + k * OVERHEAD + k * piece);
+    let st = &ssd_stats(&sim, end)[0];
+    assert_eq!((st.writes, st.requests), (k, 1));
+    assert_eq!(st.host_bytes_written, k * UNIT);
+    assert_eq!(st.busy_time, k * OVERHEAD + k * piece);
+    assert_eq!(st.max_queue, k, "the queue counts the batch's pieces");
+    // Identical to one device request per piece on a one-channel device.
+    let (unbatched, _) = run_mode(&s, false);
+    assert_eq!(records(&unbatched), records(&sim));
+    assert_eq!(ssd_stats(&unbatched, end)[0].writes, k);
+    assert_eq!(ssd_stats(&unbatched, end)[0].requests, k);
+
+    // Four SSDs: the request splits evenly, each SSD's share (k/4 pieces) in its closed form.
+    let s = scenario(
+        bb(4, 1),
+        1,
+        vec![client(one_write(k * UNIT), 1, target(1, UNIT), 1)],
+    );
+    let (sim, _) = run_mode(&s, true);
+    let share = k / 4;
+    assert_eq!(last_end(&sim), NET + share * OVERHEAD + share * piece);
+    for st in ssd_stats(&sim, last_end(&sim)) {
+        assert_eq!((st.writes, st.requests), (share, 1));
+        assert_eq!(st.host_bytes_written, share * UNIT);
+    }
+    let (unbatched, _) = run_mode(&s, false);
+    assert_eq!(records(&unbatched), records(&sim));
+
+    // Eight channels: the pieces' setups run eight at a time, as the separate pieces' would
+    // have: ceil(share / 8) · o + share · ceil(unit / b), exactly the unbatched time.
+    let s = scenario(
+        bb(4, 8),
+        1,
+        vec![client(one_write(k * UNIT), 1, target(1, UNIT), 1)],
+    );
+    let (sim, _) = run_mode(&s, true);
+    assert_eq!(
+        last_end(&sim),
+        NET + share.div_ceil(8) * OVERHEAD + share * piece
+    );
+    let (unbatched, _) = run_mode(&s, false);
+    assert_eq!(records(&unbatched), records(&sim));
+
+    // Reads use the read bandwidth, one overhead per piece too.
+    let ops = vec![
+        one_write(k * UNIT)[0],
+        ClientOp {
+            op: IoOp::Read,
+            file: 0,
+            offset: 0,
+            len: k * UNIT,
+        },
+    ];
+    let s = scenario(bb(4, 1), 1, vec![client(ops, 1, target(1, UNIT), 1)]);
+    let (sim, _) = run_mode(&s, true);
+    let r = &records(&sim)[1];
+    assert_eq!(
+        r.2 - r.1,
+        NET + share * OVERHEAD + share * transfer_ps(UNIT, READ_BW)
+    );
+    for st in ssd_stats(&sim, r.2) {
+        assert_eq!((st.writes, st.reads, st.requests), (share, share, 2));
+    }
+}
+
+#[test]
+fn a_64_unit_request_is_one_device_request_per_ssd() {
+    let k = 64;
+    let ssds = 4;
+    let s = scenario(
+        bb(ssds, 8),
+        1,
+        vec![client(one_write(k * UNIT), 1, target(1, UNIT), 1)],
+    );
+    let (sim, batched) = run_mode(&s, true);
+    let st = ssd_stats(&sim, last_end(&sim));
+    let requests: u64 = st.iter().map(|d| d.requests).sum();
+    let writes: u64 = st.iter().map(|d| d.writes).sum();
+    assert_eq!(writes, k, "every piece still counts as an operation");
+    assert!(
+        requests <= u64::from(ssds),
+        "{requests} device requests for {k} pieces on {ssds} SSDs"
+    );
+    let (sim, unbatched) = run_mode(&s, false);
+    let st = ssd_stats(&sim, last_end(&sim));
+    assert_eq!(st.iter().map(|d| d.requests).sum::<u64>(), k);
+    // Engine events: per device request a setup timer and transfer timers, per piece before.
+    assert!(
+        batched.events * 4 < unbatched.events,
+        "{} events batched, {} unbatched",
+        batched.events,
+        unbatched.events
+    );
+}
+
+/// A non-contiguous batch: every piece lands at its own logical address and pays the access
+/// latency where the previous piece did not end; with one channel the times, the FTL (with
+/// garbage collection) and the statistics equal one device request per piece.
+#[test]
+fn non_contiguous_pieces_keep_the_ftl_and_access_latency_exact() {
+    let mut b = bb(2, 1);
+    b.ssd.capacity = 64 << 20;
+    b.ssd.access_latency = 7 * US;
+    b.ssd.ftl = Some(FtlConfig {
+        erase_time: 3 * US,
+        ..steady_ftl(32, 0.15, 5)
+    });
+    b.drain.evict = false;
+    b.full_policy = FullPolicy::Spill;
+    // Three files written unit by unit in turn interleave their units' logical addresses;
+    // then whole-file overwrites (8 units: 4 pieces per SSD at every third address) and
+    // unaligned rewrites and reads.
+    let mut ops = Vec::new();
+    for i in 0..8 {
+        for f in 0..3 {
+            ops.push(ClientOp {
+                op: IoOp::Write,
+                file: f,
+                offset: i * UNIT,
+                len: UNIT,
+            });
+        }
+    }
+    for round in 0..6u64 {
+        for f in 0..3 {
+            ops.push(ClientOp {
+                op: if round % 3 == 2 {
+                    IoOp::Read
+                } else {
+                    IoOp::Write
+                },
+                file: f,
+                offset: (round * 37 * KIB) % UNIT,
+                len: 8 * UNIT - (round * 37 * KIB) % UNIT - round * 1000,
+            });
+        }
+    }
+    let s = scenario(b, 1, vec![client(ops, 1, target(1, UNIT), 1)]);
+    let (sim, _) = run_mode(&s, true);
+    let (unbatched, _) = run_mode(&s, false);
+    assert_eq!(records(&sim), records(&unbatched));
+    let end = last_end(&sim);
+    let (a, u) = (ssd_stats(&sim, end), ssd_stats(&unbatched, end));
+    for (a, u) in a.iter().zip(&u) {
+        assert!(a.gc_bytes_copied > 0 && a.erases > 0, "GC must run: {a:?}");
+        assert!(a.requests < u.requests);
+        let counts = |d: &DeviceStats| {
+            (
+                d.host_bytes_written,
+                d.host_bytes_read,
+                d.nand_bytes_written,
+                d.gc_bytes_copied,
+                d.erases,
+                d.reads,
+                d.writes,
+                d.busy_time,
+                d.max_queue,
+            )
+        };
+        assert_eq!(counts(a), counts(u));
+    }
+    assert_eq!(ftl_counters(&sim), ftl_counters(&unbatched));
+    assert_eq!(ledgers(&sim), ledgers(&unbatched));
+}
+
+/// Runs `s` both ways and requires identical results: records, ledgers, every SSD statistic
+/// (the queue integrals and the device-request count included), FTL counters and the engine's
+/// event count (less the `SetBatching` events).
+fn assert_equivalent(s: &Scenario) {
+    let (a, sa) = run_mode(s, true);
+    let (u, su) = run_mode(s, false);
+    let servers = ledgers(&a).len() as u64;
+    assert_eq!(records(&a), records(&u));
+    assert_eq!(ledgers(&a), ledgers(&u));
+    let end = last_end(&a).max(sa.last_event_time);
+    assert_eq!(ssd_stats(&a, end), ssd_stats(&u, end));
+    assert_eq!(ftl_counters(&a), ftl_counters(&u));
+    assert_eq!(sa.events + servers, su.events);
+    assert_eq!(sa.last_event_time, su.last_event_time);
+}
+
+/// Pseudo-random writes and reads of at most `max` bytes over three files.
+fn mixed_ops(n: u64, max: u64, span: u64) -> Vec<ClientOp> {
+    (0..n)
+        .map(|i| ClientOp {
+            op: if i % 4 == 3 { IoOp::Read } else { IoOp::Write },
+            file: i % 3,
+            offset: (i * 777_781) % span,
+            len: 1 + (i * 31_337 + 4096) % max,
+        })
+        .collect()
+}
+
+#[test]
+fn requests_no_larger_than_a_unit_give_identical_results() {
+    // Three servers of four SSDs with eight channels, overhead and access latency, an FTL with
+    // garbage collection, a staging buffer, and a BB small enough to stall, drain under
+    // pressure and evict (TRIM); clients stripe in units, so every server request is at most
+    // one piece.
+    let mut b = bb(4, 8);
+    b.ssd.capacity = 3 << 20;
+    b.ssd.access_latency = 7 * US;
+    b.ssd.ftl = Some(steady_ftl(8, 0.2, 3));
+    b.staging = Some(StagingConfig {
+        capacity: 2 * UNIT,
+        bandwidth: 10_000_000_000,
+    });
+    b.drain.policy = DrainPolicy::Never;
+    b.drain.max_outstanding = 3;
+    let clients = (0..6)
+        .map(|c| {
+            client(
+                mixed_ops(150, UNIT, 400 * UNIT),
+                1 + c % 3,
+                target(3, UNIT),
+                1 + c % 2,
+            )
+        })
+        .collect();
+    let s = scenario(b, 3, clients);
+    let (a, st) = run_mode(&s, true);
+    let l = ledgers(&a);
+    assert!(
+        l.iter().any(|l| l.drain_handed > 0 && l.superseded > 0),
+        "stalls (with drain policy never, only they drain) and overwrites: {l:?}"
+    );
+    assert!(ssd_stats(&a, st.last_event_time)
+        .iter()
+        .all(|d| d.gc_bytes_copied > 0));
+    assert_equivalent(&s);
+}
+
+#[test]
+fn requests_with_at_most_one_piece_per_ssd_give_identical_results() {
+    // Client stripes of four units over four-SSD servers: a server request covers at most
+    // four consecutive units, which lie on four different SSDs.
+    let mut b = bb(4, 8);
+    b.ssd.access_latency = 5 * US;
+    let clients = (0..4u64)
+        .map(|i| {
+            let mut c = client(
+                mixed_ops(120, 4 * UNIT, 64 * UNIT),
+                2,
+                target(2, 4 * UNIT),
+                1,
+            );
+            c.start = i * 3 * US;
+            c
+        })
+        .collect();
+    assert_equivalent(&scenario(b, 2, clients));
+}
+
+/// Where batching differs. Two 5-piece requests reach one SSD with 8 channels together.
+/// Separately: the first request's 5 pieces and the second's first 3 start at once, share the
+/// device (done at o + 8D), then the second's last 2 pieces need another setup (2o + 10D).
+/// Batched: the first batch takes 5 slots (alone until the second's setup ends, then 5/8 of
+/// the device: done at 8D + 2o/5); the second starts with the 3 free slots (setup ceil(5/3)·o
+/// = 2o, weight 3), then takes the freed slots without another setup: done at 10D + o.
+#[test]
+fn a_batch_that_starts_narrow_widens_when_slots_free() {
+    let k = 5;
+    let d = transfer_ps(UNIT, WRITE_BW);
+    let s = scenario(
+        bb(1, 8),
+        1,
+        vec![
+            client(one_write(k * UNIT), 1, target(1, UNIT), 1),
+            client(one_write(k * UNIT), 1, target(1, UNIT), 2),
+        ],
+    );
+    let ends = |batching| {
+        let (sim, _) = run_mode(&s, batching);
+        let mut e: Vec<u64> = records(&sim).iter().map(|r| r.2).collect();
+        e.sort_unstable();
+        e
+    };
+    assert_eq!(OVERHEAD % 5, 0, "exact fifths");
+    assert_eq!(
+        ends(true),
+        vec![NET + 8 * d + 2 * OVERHEAD / 5, NET + 2 * k * d + OVERHEAD]
+    );
+    assert_eq!(
+        ends(false),
+        vec![NET + OVERHEAD + 8 * d, NET + 2 * OVERHEAD + 2 * k * d]
+    );
+}
