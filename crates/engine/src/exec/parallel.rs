@@ -3,8 +3,11 @@
 //! Time advances in windows `[gmin, gmin + lookahead)`, where `gmin` is the earliest pending
 //! event anywhere (so idle time is skipped). Within a window every cluster handles its events in
 //! key order independently: any event sent to another cluster carries at least the lookahead
-//! and therefore lands in a later window. Worker threads claim clusters dynamically from a
-//! shared counter (there are more clusters than threads), send cross-cluster events into
+//! and therefore lands in a later window. Worker threads claim clusters dynamically (there are
+//! more clusters than threads): each worker owns a contiguous home range of clusters and claims
+//! from it first, so a cluster's LPs and pending events usually stay in one core's cache from
+//! window to window, then steals from the other workers' ranges when its own is done. Claiming
+//! order never changes results. Workers send cross-cluster events into
 //! per-(thread, destination cluster) outboxes, and publish them into the destination's mailbox
 //! at the end of the window. One barrier per window reduces the next `gmin`.
 
@@ -17,6 +20,7 @@ use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
 use crate::sim::{dispatch, Channels, Executor, RunInput};
 use crate::stats::{Progress, RunStats, StopReason, ThreadStats};
 use crate::time::Time;
+use crossbeam::utils::CachePadded;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -76,7 +80,10 @@ struct Shared<'a, L: LogicalProcess, P> {
     local_index: Vec<u32>,
     channels: Channels<'a>,
     barrier: SpinBarrier,
-    next_cluster: AtomicUsize,
+    /// Per worker: the next unclaimed cluster of its home range in this window.
+    next_claim: Vec<CachePadded<AtomicUsize>>,
+    /// Per worker: the first cluster of its home range (plus the end of the last range).
+    home_start: Vec<usize>,
     windows: AtomicU64,
     window: Time,
     end_time: Time,
@@ -142,6 +149,8 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         .min()
         .unwrap_or(Time::MAX);
 
+    // Home ranges: contiguous, as equal as possible (LP-contiguous clusters stay together).
+    let home_start: Vec<usize> = (0..=threads).map(|w| w * nclusters / threads).collect();
     let shared = Shared {
         clusters: clusters.into_iter().map(Mutex::new).collect(),
         mail: [
@@ -151,15 +160,19 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         local_index,
         channels,
         barrier: SpinBarrier::new(threads),
-        next_cluster: AtomicUsize::new(0),
+        next_claim: home_start[..threads]
+            .iter()
+            .map(|&c| CachePadded::new(AtomicUsize::new(c)))
+            .collect(),
+        home_start,
         windows: AtomicU64::new(0),
         window,
         end_time,
         progress,
     };
 
-    let guarded = |shared: &Shared<'_, L, P>| {
-        catch_unwind(AssertUnwindSafe(|| worker(shared, first))).map_err(|p| {
+    let guarded = |shared: &Shared<'_, L, P>, me: usize| {
+        catch_unwind(AssertUnwindSafe(|| worker(shared, me, first))).map_err(|p| {
             shared.barrier.poison();
             let msg = p
                 .downcast_ref::<&str>()
@@ -170,13 +183,13 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         })
     };
     let results: Vec<Result<WorkerResult, EngineError>> = if threads == 1 {
-        vec![guarded(&shared)]
+        vec![guarded(&shared, 0)]
     } else {
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..threads)
-                .map(|_| {
+                .map(|me| {
                     let shared = &shared;
-                    s.spawn(move || guarded(shared))
+                    s.spawn(move || guarded(shared, me))
                 })
                 .collect();
             handles
@@ -249,8 +262,24 @@ fn route<L: LogicalProcess, P: PendingSet<L::Event>>(
     }
 }
 
+/// Claims the next cluster for worker `me` in this window: from its own home range first, then
+/// from the others' in turn (each cluster is claimed exactly once per window).
+fn claim<L: LogicalProcess, P>(sh: &Shared<'_, L, P>, me: usize) -> Option<usize> {
+    let workers = sh.next_claim.len();
+    (0..workers).map(|k| (me + k) % workers).find_map(|w| {
+        let end = sh.home_start[w + 1];
+        // A cheap look first, so exhausted ranges are not bumped again by every thief.
+        if sh.next_claim[w].load(Ordering::Relaxed) >= end {
+            return None;
+        }
+        let c = sh.next_claim[w].fetch_add(1, Ordering::Relaxed);
+        (c < end).then_some(c)
+    })
+}
+
 fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
     sh: &Shared<'_, L, P>,
+    me: usize,
     first: Time,
 ) -> WorkerResult {
     let nclusters = sh.clusters.len();
@@ -274,11 +303,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         let mut local_min = Time::MAX;
         let mut stop_requested = false;
         let events_before = stats.events;
-        loop {
-            let c = sh.next_cluster.fetch_add(1, Ordering::Relaxed);
-            if c >= nclusters {
-                break;
-            }
+        while let Some(c) = claim(sh, me) {
             stats.cluster_windows += 1;
             let mut guard = lock(&sh.clusters[c]);
             let cl = &mut *guard;
@@ -357,7 +382,9 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 flags,
             },
             || {
-                sh.next_cluster.store(0, Ordering::Relaxed);
+                for (w, next) in sh.next_claim.iter().enumerate() {
+                    next.store(sh.home_start[w], Ordering::Relaxed);
+                }
                 sh.windows.fetch_add(1, Ordering::Relaxed);
                 sh.progress.set_now(window_end);
             },
