@@ -421,6 +421,15 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
         ),
         (
             data("tiny-fattree.toml"),
+            vec!["--set", "burst_buffer.ssd_chunk=\"192KiB\""],
+            vec![
+                "`burst_buffer.ssd_chunk`",
+                "whole multiple of the stripe unit",
+                "128KiB",
+            ],
+        ),
+        (
+            data("tiny-fattree.toml"),
             vec!["--set", "cost.years=-1"],
             vec!["`cost.years`", ">= 0"],
         ),

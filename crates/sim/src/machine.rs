@@ -584,6 +584,7 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
                 ssd,
                 ssds: bb.ssds_per_server,
                 unit: bb.stripe_size.0,
+                chunk_units: ssd_chunk_units(s, map)?,
                 threads: bb.request_threads,
                 request_overhead: bb.request_overhead.0,
                 staging: (bb.staging_buffer.0 > 0).then_some(StagingConfig {
@@ -646,6 +647,7 @@ fn storage_key(key: &str) -> String {
     match k {
         "ssds" => "ssds_per_server".into(),
         "unit" => "stripe_size".into(),
+        "chunk_units" => "ssd_chunk".into(),
         "threads" => "request_threads".into(),
         "request_latency" => "latency".into(),
         "drain.policy.fill" | "drain.fill" => "drain.threshold".into(),
@@ -653,6 +655,36 @@ fn storage_key(key: &str) -> String {
             .replace("ftl.spare_factor", "ftl.over_provisioning")
             .replace("ftl.gc_free_blocks", "ftl.gc_threshold"),
     }
+}
+
+/// Stripe units per SSD chunk in a BB server (`burst_buffer.ssd_chunk` / `stripe_size`; 1 when
+/// unset). A chunk must be a whole, non-zero multiple of the stripe unit.
+fn ssd_chunk_units(s: &Scenario, map: &SourceMap) -> Result<u32, Diagnostic> {
+    let bb = &s.burst_buffer;
+    let unit = bb.stripe_size.0;
+    let Some(chunk) = bb.ssd_chunk else {
+        return Ok(1);
+    };
+    if unit == 0 {
+        // The server's own validation reports `burst_buffer.stripe_size`.
+        return Ok(1);
+    }
+    if chunk.0 == 0 || chunk.0 % unit != 0 {
+        return Err(map.error_at(
+            "burst_buffer.ssd_chunk",
+            format!(
+                "must be a whole multiple of the stripe unit (burst_buffer.stripe_size = {}), not {}",
+                format_bytes(unit),
+                format_bytes(chunk.0)
+            ),
+        ));
+    }
+    u32::try_from(chunk.0 / unit).map_err(|_| {
+        map.error_at(
+            "burst_buffer.ssd_chunk",
+            "at most 2^32 - 1 stripe units per chunk",
+        )
+    })
 }
 
 fn drain_config(s: &Scenario) -> DrainConfig {

@@ -264,6 +264,11 @@ pub struct BurstBufferSection {
     /// Stripe unit.
     #[serde(default = "default_stripe_size")]
     pub stripe_size: Bytes,
+    /// Per-SSD chunk inside a BB server: consecutive stripe units of a file kept on one SSD
+    /// before the next SSD (a whole multiple of `stripe_size`; unset: `stripe_size`, plain
+    /// round robin of units). Each unit is still one SSD operation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssd_chunk: Option<Bytes>,
     /// Request threads per BB server.
     #[serde(default = "default_threads")]
     pub request_threads: u32,
@@ -352,6 +357,7 @@ impl Default for BurstBufferSection {
             ssds_per_server: 1,
             stripe_count: default_stripe_count(),
             stripe_size: default_stripe_size(),
+            ssd_chunk: None,
             request_threads: default_threads(),
             request_overhead: Duration(0),
             staging_buffer: Bytes(0),

@@ -10,8 +10,10 @@
 //!
 //! Data layout: a request's bytes (already striped across servers by the client) are cut into
 //! allocation units of `unit` bytes of the file; unit `i` of a file lives on SSD
-//! `(file + i) mod ssds` (the next SSD with space if that one is full) at a logical address
-//! allocated on first write. Capacity is charged per allocated unit.
+//! `(file + i / chunk_units) mod ssds` (the next SSD with space if that one is full) at a
+//! logical address allocated on first write: runs of `chunk_units` consecutive units (a chunk)
+//! share an SSD, and chunks go round robin over the SSDs. Capacity is charged per allocated
+//! unit.
 //!
 //! Device requests: the pieces of one request that land on the same SSD are submitted as one
 //! batched device request ([`crate::ssd::Ssd::submit_batch`]), charged one operation per piece
@@ -47,8 +49,14 @@ pub struct BbServerConfig {
     pub ssd: SsdConfig,
     /// SSDs in the server.
     pub ssds: u32,
-    /// Allocation unit and internal stripe unit across the SSDs (bytes).
+    /// Allocation unit and internal stripe unit across the SSDs (bytes). Each unit of a
+    /// request is one SSD operation (one `op_overhead`).
     pub unit: u64,
+    /// Units per chunk: this many consecutive units of a file (`chunk_units · unit` bytes)
+    /// stay on one SSD before the layout moves to the next SSD. 1 is plain round robin of
+    /// units; more puts a request's consecutive units on one SSD, where they form one batched
+    /// device request (still one operation per unit).
+    pub chunk_units: u32,
     /// Request threads: requests processed at once; others wait FIFO.
     pub threads: u32,
     /// Software time per request on its thread before the SSDs see it (ps).
@@ -67,6 +75,7 @@ impl Default for BbServerConfig {
             ssd: SsdConfig::default(),
             ssds: 4,
             unit: 1 << 20,
+            chunk_units: 1,
             threads: 16,
             request_overhead: 0,
             staging: None,
@@ -92,6 +101,13 @@ impl BbServerConfig {
             return Err(ConfigError::new(
                 "unit",
                 "too small: more than 2^32 units per SSD",
+            ));
+        }
+        positive("chunk_units", u64::from(self.chunk_units))?;
+        if self.unit.saturating_mul(u64::from(self.chunk_units)) > self.ssd.capacity {
+            return Err(ConfigError::new(
+                "chunk_units",
+                "a chunk (chunk_units x unit) must not exceed ssd.capacity",
             ));
         }
         positive("threads", u64::from(self.threads))?;
@@ -551,6 +567,13 @@ impl BbServer {
         }
     }
 
+    /// The SSD that unit `idx` of `file` belongs on: chunks of `chunk_units` units round robin
+    /// over the SSDs, starting at SSD `file mod ssds`.
+    fn home_ssd(&self, file: u64, idx: u64) -> usize {
+        let chunk = idx / u64::from(self.cfg.chunk_units.max(1));
+        (file.wrapping_add(chunk) % u64::from(self.cfg.ssds)) as usize
+    }
+
     /// The unit pieces of `[offset, offset + len)`: (unit index, offset in unit, length).
     fn pieces(&self, offset: u64, len: u64) -> Pieces {
         Pieces {
@@ -686,7 +709,7 @@ impl BbServer {
             count += 1;
             let key = (req.alloc, req.file, idx);
             if !self.units.contains_key(&key) {
-                let pref = ((req.file.wrapping_add(idx)) % n) as usize;
+                let pref = self.home_ssd(req.file, idx);
                 let ssd = (0..n as usize)
                     .map(|k| (pref + k) % n as usize)
                     .find(|&d| self.lbas[d].available() > 0)
@@ -769,7 +792,6 @@ impl BbServer {
             self.finish(id, ctx, out);
             return;
         }
-        let n = u64::from(self.cfg.ssds);
         let mut missing = false;
         let mut count = 0;
         let mut groups = Vec::new();
@@ -779,7 +801,7 @@ impl BbServer {
                 Some(u) => (usize::from(u.ssd), u64::from(u.lba) * self.cfg.unit + off),
                 None => {
                     missing = true;
-                    (((req.file.wrapping_add(idx)) % n) as usize, off)
+                    (self.home_ssd(req.file, idx), off)
                 }
             };
             let g = self.group_for(&mut groups, ssd);

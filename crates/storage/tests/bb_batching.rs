@@ -2,6 +2,10 @@
 //! charged one operation (one `op_overhead`) per stripe-unit piece: closed forms, the number of
 //! device requests and engine events, and equivalence with one device request per piece
 //! ([`BbServer::set_batching`]`(false)`) wherever no request has two pieces on one SSD.
+//!
+//! Per-SSD chunks ([`BbServerConfig::chunk_units`]): runs of consecutive units of a file on one
+//! SSD, so that a request's run becomes one batched device request: the layout, closed forms
+//! per SSD, and what chunking leaves unchanged (operations, bytes, capacity, wear).
 
 mod common;
 
@@ -37,6 +41,7 @@ fn bb(ssds: u32, channels: u32) -> BbServerConfig {
         },
         ssds,
         unit: UNIT,
+        chunk_units: 1,
         threads: 4096,
         request_overhead: 0,
         staging: None,
@@ -502,4 +507,265 @@ fn a_batch_that_starts_narrow_widens_when_slots_free() {
         ends(false),
         vec![NET + OVERHEAD + 8 * d, NET + 2 * OVERHEAD + 2 * k * d]
     );
+}
+
+/// `b` with `units` stripe units per SSD chunk.
+fn chunked(mut b: BbServerConfig, units: u32) -> BbServerConfig {
+    b.chunk_units = units;
+    b
+}
+
+/// Per SSD: (writes, reads, device requests, host bytes written, host bytes read, busy time).
+type Load = (u64, u64, u64, u64, u64, u64);
+
+fn loads(st: &[DeviceStats]) -> Vec<Load> {
+    st.iter()
+        .map(|d| {
+            (
+                d.writes,
+                d.reads,
+                d.requests,
+                d.host_bytes_written,
+                d.host_bytes_read,
+                d.busy_time,
+            )
+        })
+        .collect()
+}
+
+/// Unit `i` of file `f` lives on SSD `(f + i / chunk_units) mod ssds`; with one unit per chunk
+/// that is `(f + i) mod ssds`, the layout before chunks existed.
+#[test]
+fn unit_i_of_file_f_lives_on_ssd_f_plus_i_over_the_chunk() {
+    let ssds = 4u64;
+    for chunk in [1u32, 3] {
+        for file in 0..3u64 {
+            for i in 0..10u64 {
+                let ops = vec![ClientOp {
+                    op: IoOp::Write,
+                    file,
+                    offset: i * UNIT,
+                    len: UNIT,
+                }];
+                let s = scenario(
+                    chunked(bb(ssds as u32, 8), chunk),
+                    1,
+                    vec![client(ops, 1, target(1, UNIT), 1)],
+                );
+                let (sim, _) = run_mode(&s, true);
+                let home = ((file + i / u64::from(chunk)) % ssds) as usize;
+                let writes: Vec<u64> = ssd_stats(&sim, last_end(&sim))
+                    .iter()
+                    .map(|d| d.writes)
+                    .collect();
+                let mut expect = vec![0; ssds as usize];
+                expect[home] = 1;
+                assert_eq!(writes, expect, "chunk {chunk}, file {file}, unit {i}");
+            }
+        }
+    }
+}
+
+/// With chunks, each SSD serves the request's units that fall on it as one device request:
+/// `n · op_overhead + Σ ceil(piece · 10¹² / bw)` with one channel (`ceil(n / c) · op_overhead`
+/// with `c` channels), and the request ends with its slowest SSD.
+#[test]
+fn a_chunked_request_costs_its_units_overheads_and_bytes_on_each_ssd() {
+    let piece = transfer_ps(UNIT, WRITE_BW);
+    // 4 SSDs, 1 channel, 8-unit (1 MiB) chunks: 16 units of file 0 are two chunks, on SSDs 0
+    // and 1; SSDs 2 and 3 see nothing.
+    let s = scenario(
+        chunked(bb(4, 1), 8),
+        1,
+        vec![client(one_write(16 * UNIT), 1, target(1, UNIT), 1)],
+    );
+    let (sim, _) = run_mode(&s, true);
+    let end = last_end(&sim);
+    let busy = 8 * OVERHEAD + 8 * piece;
+    assert_eq!(end, NET + busy);
+    assert_eq!(
+        loads(&ssd_stats(&sim, end)),
+        vec![
+            (8, 0, 1, 8 * UNIT, 0, busy),
+            (8, 0, 1, 8 * UNIT, 0, busy),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0)
+        ]
+    );
+    // Without chunks the same request is 4 units on each SSD (one device request of 4 pieces
+    // each) and ends after 4 · (o + D).
+    let s1 = scenario(
+        bb(4, 1),
+        1,
+        vec![client(one_write(16 * UNIT), 1, target(1, UNIT), 1)],
+    );
+    let (sim1, _) = run_mode(&s1, true);
+    let busy1 = 4 * OVERHEAD + 4 * piece;
+    assert_eq!(last_end(&sim1), NET + busy1);
+    assert_eq!(
+        loads(&ssd_stats(&sim1, last_end(&sim1))),
+        vec![(4, 0, 1, 4 * UNIT, 0, busy1); 4]
+    );
+
+    // Eight channels: the chunk's 8 setups overlap, as 8 separate pieces' would.
+    let s = scenario(
+        chunked(bb(4, 8), 8),
+        1,
+        vec![client(one_write(16 * UNIT), 1, target(1, UNIT), 1)],
+    );
+    let (sim, _) = run_mode(&s, true);
+    assert_eq!(last_end(&sim), NET + OVERHEAD + 8 * piece);
+    let (unbatched, _) = run_mode(&s, false);
+    assert_eq!(records(&unbatched), records(&sim));
+
+    // Unaligned, with a partial last unit: file 1, 3 SSDs, 4-unit chunks, units 3..=12 with
+    // the last one 5,000 bytes short. Unit 3 (chunk 0) and unit 12 (chunk 3) go to SSD 1,
+    // units 4-7 (chunk 1) to SSD 2, units 8-11 (chunk 2) to SSD 0.
+    let short = UNIT - 5000;
+    let ops = vec![
+        ClientOp {
+            op: IoOp::Write,
+            file: 1,
+            offset: 3 * UNIT,
+            len: 9 * UNIT + short,
+        },
+        ClientOp {
+            op: IoOp::Read,
+            file: 1,
+            offset: 3 * UNIT,
+            len: 9 * UNIT + short,
+        },
+    ];
+    let s = scenario(
+        chunked(bb(3, 1), 4),
+        1,
+        vec![client(ops, 1, target(1, UNIT), 1)],
+    );
+    let (sim, _) = run_mode(&s, true);
+    let recs = records(&sim);
+    let w = &recs[0];
+    let four = 4 * OVERHEAD + 4 * piece;
+    let two = 2 * OVERHEAD + piece + transfer_ps(short, WRITE_BW);
+    assert_eq!(w.2 - w.1, NET + four);
+    // Reading it back: the same pieces on the same SSDs at the read bandwidth.
+    let r = &recs[1];
+    let rpiece = transfer_ps(UNIT, READ_BW);
+    let rfour = 4 * OVERHEAD + 4 * rpiece;
+    let rtwo = 2 * OVERHEAD + rpiece + transfer_ps(short, READ_BW);
+    assert_eq!(r.2 - r.1, NET + rfour);
+    assert_eq!(
+        loads(&ssd_stats(&sim, r.2)),
+        vec![
+            (4, 4, 2, 4 * UNIT, 4 * UNIT, four + rfour),
+            (2, 2, 2, UNIT + short, UNIT + short, two + rtwo),
+            (4, 4, 2, 4 * UNIT, 4 * UNIT, four + rfour)
+        ]
+    );
+}
+
+/// Two servers of 8 SSDs; four clients each write their own file in 2 MiB transfers striped
+/// in units over both servers (1 MiB, one 8-unit chunk, per server request), then overwrite
+/// the first half of it if `overwrite`, and read it all back.
+fn gtc_like(chunk: u32, drain: DrainPolicy, overwrite: bool) -> (Simulation<HarnessLp>, RunStats) {
+    let mut b = chunked(bb(8, 8), chunk);
+    b.ssd.capacity = 1 << 30;
+    b.ssd.ftl = Some(FtlConfig {
+        page_size: 16 * KIB,
+        pages_per_block: 64,
+        ..FtlConfig::default()
+    });
+    b.drain.policy = drain;
+    let xfer = 16 * UNIT;
+    let clients = (0..4u64)
+        .map(|f| {
+            let mut ops = Vec::new();
+            let again = if overwrite { 8 } else { 0 };
+            for (op, n) in [(IoOp::Write, 16), (IoOp::Write, again), (IoOp::Read, 16)] {
+                ops.extend((0..n).map(|k| ClientOp {
+                    op,
+                    file: f,
+                    offset: k * xfer,
+                    len: xfer,
+                }));
+            }
+            let mut c = client(ops, 2, target(2, UNIT), 1 + f as u32);
+            c.start = f * US;
+            c
+        })
+        .collect();
+    run_mode(&scenario(b, 2, clients), true)
+}
+
+/// 8-unit chunks turn each server request of 8 units on 8 SSDs into one device request of
+/// 8 pieces: device requests fall eightfold; operations, bytes per SSD, capacity and FTL wear
+/// are those of the unchunked layout.
+#[test]
+fn chunks_cut_device_requests_but_not_operations_bytes_capacity_or_wear() {
+    let (plain, plain_run) = gtc_like(1, DrainPolicy::Never, true);
+    let (chunk, chunk_run) = gtc_like(8, DrainPolicy::Never, true);
+    let end = last_end(&plain).max(last_end(&chunk));
+    let (p, c) = (ssd_stats(&plain, end), ssd_stats(&chunk, end));
+    let sum = |st: &[DeviceStats], f: fn(&DeviceStats) -> u64| st.iter().map(f).sum::<u64>();
+    // 4 files x 40 transfers x 16 units.
+    assert_eq!(sum(&p, |d| d.reads + d.writes), 4 * 40 * 16);
+    assert_eq!(sum(&p, |d| d.requests), 4 * 40 * 16);
+    assert_eq!(sum(&c, |d| d.requests), 4 * 40 * 16 / 8);
+    let per_ssd = |d: &DeviceStats| {
+        (
+            d.reads,
+            d.writes,
+            d.host_bytes_written,
+            d.host_bytes_read,
+            d.nand_bytes_written,
+            d.gc_bytes_copied,
+            d.erases,
+        )
+    };
+    assert_eq!(
+        p.iter().map(per_ssd).collect::<Vec<_>>(),
+        c.iter().map(per_ssd).collect::<Vec<_>>()
+    );
+    assert_eq!(ledgers(&plain), ledgers(&chunk));
+    for (a, b) in servers(&plain).iter().zip(servers(&chunk)) {
+        assert_eq!(a.capacity().used(), b.capacity().used());
+    }
+    // Engine events: SSD timers per device request (measured 1,292 against 7,004).
+    assert!(
+        chunk_run.events * 4 < plain_run.events,
+        "{} events chunked, {} plain",
+        chunk_run.events,
+        plain_run.events
+    );
+
+    // Drained and evicted (no overwrites, so that every unit is drained exactly once whatever
+    // the timing): the same bytes reach the PFS and every unit is freed either way; the drain
+    // reads one unit per device request in both layouts.
+    let (plain, _) = gtc_like(1, DrainPolicy::Immediately, false);
+    let (chunk, _) = gtc_like(8, DrainPolicy::Immediately, false);
+    let (lp, lc) = (ledgers(&plain), ledgers(&chunk));
+    assert_eq!(lp, lc);
+    assert!(lp.iter().all(|l| l.drain_acked > 0 && l.occupied == 0));
+    let end = last_end(&plain).max(last_end(&chunk));
+    let (p, c) = (ssd_stats(&plain, end), ssd_stats(&chunk, end));
+    assert_eq!(
+        sum(&p, |d| d.reads + d.writes),
+        sum(&c, |d| d.reads + d.writes)
+    );
+    assert_eq!(
+        sum(&p, |d| d.requests) - sum(&c, |d| d.requests),
+        4 * 32 * 16 * 7 / 8
+    );
+}
+
+#[test]
+fn a_chunk_of_no_units_or_beyond_the_ssd_is_rejected() {
+    let err = chunked(bb(4, 8), 0).validate().expect_err("zero units");
+    assert_eq!(err.key, "chunk_units");
+    let mut b = chunked(bb(4, 8), 4);
+    b.ssd.capacity = 3 * UNIT;
+    let err = b.validate().expect_err("chunk beyond the SSD");
+    assert_eq!(err.key, "chunk_units");
+    assert!(err.to_string().contains("ssd.capacity"), "{err}");
+    b.chunk_units = 3;
+    b.validate().expect("a chunk as large as the SSD");
 }
