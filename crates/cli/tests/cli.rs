@@ -106,6 +106,12 @@ fn without_run(mut v: serde_json::Value) -> serde_json::Value {
 fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
     // Small messages bypass the packet model: host-to-host sends under their own lookahead.
     let bypass: &[&str] = &["--set", "network.bypass_max=64B"];
+    let path_bypass: &[&str] = &[
+        "--set",
+        "network.model=path",
+        "--set",
+        "network.bypass_max=64B",
+    ];
     let node_local_drain: &[&str] = &[
         "--set",
         "burst_buffer.placement=node-local",
@@ -121,6 +127,9 @@ fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
         ("tiny-atlas.toml", &[][..]),
         ("tiny-fattree.toml", node_local_drain),
         ("tiny-dragonfly.toml", bypass),
+        // The path model: one fabric LP instead of routers (alone, and with the bypass).
+        ("tiny-fattree.toml", &["--set", "network.model=path"][..]),
+        ("tiny-dragonfly.toml", path_bypass),
     ] {
         let mut reference: Option<(PathBuf, serde_json::Value)> = None;
         for t in ["1", "2", "3", "4"] {
@@ -418,6 +427,11 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             data("tiny-dragonfly.toml"),
             vec!["--set", "network.bypass_max=100MiB"],
             vec!["`network.bypass_max`", "must be at most 64MiB"],
+        ),
+        (
+            data("tiny-dragonfly.toml"),
+            vec!["--set", "network.model=flow"],
+            vec!["network.model", "packet", "path"],
         ),
         (
             data("tiny-fattree.toml"),

@@ -1,6 +1,6 @@
 //! Assembly: a validated scenario, its machine and its workload become one simulation.
 //!
-//! LP order: routers, then one host per terminal (compute nodes, BB servers, PFS I/O nodes, in
+//! LP order: routers (or the path model's one fabric LP), then one host per terminal (compute nodes, BB servers, PFS I/O nodes, in
 //! terminal order), then the PFS backend, then one job controller per job.
 
 use crate::diag::{Diagnostic, SourceMap};
@@ -18,7 +18,7 @@ use bbsim_engine::{LookaheadTable, LpId, PartitionSpec, SimConfig, Simulation, T
 use bbsim_storage::datawarp::{allocate, DataWarpConfig, DwAllocation, DwMode};
 use bbsim_storage::placement::{stripe_set, Layout};
 use bbsim_storage::{BbServer, Endpoint, IoNode, PfsBackend, Ssd};
-use bbsim_topology::network::LpLayout;
+use bbsim_topology::network::{LpLayout, NetModel};
 use bbsim_workload::alloc::allocate_workload;
 use bbsim_workload::{CommId, Op, Workload};
 use std::cell::RefCell;
@@ -42,7 +42,8 @@ pub struct Placed {
     pub io_lps: Vec<LpId>,
     /// LP id of each job controller.
     pub jobctl: Vec<LpId>,
-    /// Number of routers (LPs `0..routers`).
+    /// Number of network LPs before the first host (LPs `0..routers`): the routers, or 1 (the
+    /// fabric) in the path model.
     pub routers: u32,
     /// First global file id of each job.
     pub file_base: Vec<u64>,
@@ -355,14 +356,19 @@ pub fn assemble(
     let njobs = workload.jobs.len() as u32;
 
     // LP ids.
-    let layout = LpLayout::routers_then_terminals(routers, terminals);
+    let layout = LpLayout::for_model(net.model(), routers, terminals);
     let host_lp = |t: u32| layout.terminals[t as usize];
-    let backend_lp = LpId(routers + terminals);
+    // Network LPs before the hosts: the routers, or the path model's one fabric.
+    let net_lps = match net.model() {
+        NetModel::Packet => routers,
+        NetModel::Path => 1,
+    };
+    let backend_lp = LpId(net_lps + terminals);
     let jobctl: Vec<LpId> = (0..workload.jobs.len() as u32)
-        .map(|j| LpId(routers + terminals + 1 + j))
+        .map(|j| LpId(net_lps + terminals + 1 + j))
         .collect();
     let resctl: Vec<LpId> = (0..res_dw.len() as u32)
-        .map(|r| LpId(routers + terminals + 1 + njobs + r))
+        .map(|r| LpId(net_lps + terminals + 1 + njobs + r))
         .collect();
     let mut ctl_by_alloc = jobctl.clone();
     ctl_by_alloc.extend(resctl.iter().copied());
@@ -479,9 +485,17 @@ pub fn assemble(
             }
         }
     }
-    let mut lps: Vec<SimLp> = Vec::with_capacity((routers + terminals + 1) as usize + jobctl.len());
-    for r in net.build_routers(&layout, ROUTER) {
-        lps.push(SimLp::Router(Box::new(r)));
+    let mut lps: Vec<SimLp> = Vec::with_capacity((net_lps + terminals + 1) as usize + jobctl.len());
+    match net.model() {
+        NetModel::Packet => {
+            for r in net.build_routers(&layout, ROUTER) {
+                lps.push(SimLp::Router(Box::new(r)));
+            }
+        }
+        NetModel::Path => {
+            let fabric = net.build_path_fabric(&layout, ROUTER);
+            lps.push(SimLp::Fabric(Box::new(fabric)));
+        }
     }
     let stripe = s.burst_buffer.stripe_count;
     let distance_cache: RefCell<HashMap<RouterPair, u32>> = RefCell::default();
@@ -711,7 +725,7 @@ pub fn assemble(
             bb_lps,
             io_lps,
             jobctl,
-            routers,
+            routers: net_lps,
             file_base,
             resctl,
             job_dw_servers,

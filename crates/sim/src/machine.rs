@@ -519,6 +519,7 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
     cfg.packet_size = packet;
     cfg.buffer_packets = buffer_packets;
     cfg.router_delay = n.router_delay.0;
+    cfg.model = n.model;
     cfg.bypass_max = match n.bypass_max {
         Some(b) => Some(
             u32::try_from(b.0)

@@ -324,7 +324,8 @@ pub fn reduce(
     let sim_end = last_event.max(1);
     for lp in sim.lps() {
         match lp {
-            SimLp::Router(r) => routers.push(r.as_ref()),
+            SimLp::Router(r) => routers.push((r.id(), r.stats())),
+            SimLp::Fabric(f) => routers.extend(f.router_stats()),
             SimLp::Node(n) => {
                 nics.push(n.nic().stats().clone());
                 let Some(j) = n.job else { continue };

@@ -192,6 +192,11 @@ pub struct NetworkSection {
     /// Default: none (every message travels as packets).
     #[serde(default)]
     pub bypass_max: Option<Bytes>,
+    /// How messages cross the network: `"packet"` (default: router LPs with buffers and
+    /// credits) or `"path"` (one fabric LP reserves each link of a packet's route first come,
+    /// first served; no buffers or back-pressure; a third of the events for bulk transfers).
+    #[serde(default)]
+    pub model: bbsim_topology::NetModel,
 }
 
 impl NetworkSection {

@@ -28,6 +28,7 @@ pub mod metrics;
 pub mod network;
 pub mod nic;
 pub mod packet;
+pub mod path;
 pub mod router;
 pub mod routing;
 pub mod stats;
@@ -43,11 +44,12 @@ pub use fattree::FatTreeConfig;
 pub use link::{LinkClass, LinkParams, LinkStats};
 pub use metrics::TopologySummary;
 pub use network::{
-    LpLayout, Network, NetworkConfig, RouterParams, MAX_HEADER_BYTES, MAX_PACKET_SERIALISATION,
-    MAX_PACKET_SIZE,
+    LpLayout, NetModel, Network, NetworkConfig, RouterParams, MAX_HEADER_BYTES,
+    MAX_PACKET_SERIALISATION, MAX_PACKET_SIZE,
 };
 pub use nic::{Nic, NicStats};
 pub use packet::{Delivered, MessageId, NetEvent, Packet};
+pub use path::PathFabric;
 pub use router::{Router, RouterStats};
 pub use routing::Routing;
 pub use stats::{ClassUsage, NetworkStats};

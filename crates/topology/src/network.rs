@@ -9,6 +9,7 @@ use crate::link::serialisation;
 use crate::link::LinkClass;
 use crate::nic::{Nic, NicSetup};
 use crate::packet::NONE;
+use crate::path::PathFabric;
 use crate::router::Router;
 use crate::routing::{Algo, Routing};
 use crate::topology::{Shape, Topology, TopologyConfig};
@@ -46,6 +47,21 @@ pub const MAX_HEADER_BYTES: u32 = 256;
 
 /// Default virtual channels (lanes) per port on fat-trees.
 pub const FAT_TREE_LANES: u8 = 4;
+
+/// How messages cross the network.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NetModel {
+    /// Packets through router LPs with input buffers, credits and round-robin arbitration
+    /// ([`crate::router`]): the reference model.
+    #[default]
+    Packet,
+    /// Path-level reservation ([`crate::path`]): one fabric LP routes each message's packets
+    /// with the same routing algorithms and reserves every link of the route first come, first
+    /// served; no buffers, credits or back-pressure. About a third of the events of the packet
+    /// model for bulk transfers; exact zero-load latency.
+    Path,
+}
 
 /// Everything needed to build a network: topology, routing, packet and router parameters, and
 /// extra terminals. Units: bytes, bytes per second, picoseconds.
@@ -86,6 +102,9 @@ pub struct NetworkConfig {
     /// every message goes through routers as packets.
     #[serde(default)]
     pub bypass_max: Option<u32>,
+    /// Packet model (router LPs, the default) or path model (one fabric LP).
+    #[serde(default)]
+    pub model: NetModel,
 }
 
 impl NetworkConfig {
@@ -101,6 +120,7 @@ impl NetworkConfig {
             vcs: None,
             extras: Vec::new(),
             bypass_max: None,
+            model: NetModel::Packet,
         }
     }
 
@@ -141,6 +161,22 @@ impl LpLayout {
         LpLayout {
             routers: (0..routers).map(LpId).collect(),
             terminals: (routers..routers + terminals).map(LpId).collect(),
+        }
+    }
+
+    /// Path model: the fabric is LP 0 (every router maps to it), then one host per terminal.
+    pub fn fabric_then_terminals(routers: u32, terminals: u32) -> Self {
+        LpLayout {
+            routers: vec![LpId(0); routers as usize],
+            terminals: (1..1 + terminals).map(LpId).collect(),
+        }
+    }
+
+    /// Network LPs before the first host: 1 (the fabric) in the path model, else the routers.
+    pub fn for_model(model: NetModel, routers: u32, terminals: u32) -> Self {
+        match model {
+            NetModel::Packet => Self::routers_then_terminals(routers, terminals),
+            NetModel::Path => Self::fabric_then_terminals(routers, terminals),
         }
     }
 }
@@ -368,6 +404,23 @@ impl Network {
             .collect()
     }
 
+    /// The path-model fabric LP for `layout` (built with [`LpLayout::fabric_then_terminals`]),
+    /// in lookahead class `class`.
+    pub fn build_path_fabric<P>(&self, layout: &LpLayout, class: u16) -> PathFabric<P> {
+        PathFabric::new(
+            class,
+            self.topo.clone(),
+            self.algo,
+            self.params.clone(),
+            layout.terminals.clone().into(),
+        )
+    }
+
+    /// The network model (packet or path).
+    pub fn model(&self) -> NetModel {
+        self.config.model
+    }
+
     /// The NIC of terminal `t` (`None` if there is no such terminal).
     pub fn nic<P>(&self, t: u32, layout: &LpLayout) -> Option<Nic<P>> {
         let a = *self.topo.attachment(t)?;
@@ -382,6 +435,7 @@ impl Network {
             router_delay: self.params.router_delay,
             buffer_bytes: self.params.buffer_bytes,
             bypass: self.bypass_for(layout),
+            path: self.config.model == NetModel::Path,
         }))
     }
 

@@ -2,11 +2,12 @@
 //! BB server, I/O node) owns. It splits messages into packets, injects them at the terminal
 //! link's bandwidth as credits from the first router allow, and reassembles arriving packets
 //! into delivered messages. Messages no larger than the network's `bypass_max` skip the packet
-//! model (see [`crate::bypass`]).
+//! model (see [`crate::bypass`]). In the path model ([`crate::path`]) the NIC serialises a
+//! whole message on its injection link and hands it to the fabric LP in one event.
 
 use crate::bypass::Bypass;
 use crate::link::{serialisation, LinkStats};
-use crate::packet::{Delivered, MessageId, NetEvent, Packet, NONE};
+use crate::packet::{packet_bytes, Delivered, MessageId, NetEvent, Packet, NONE};
 use bbsim_engine::{Ctx, LpId, Time};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -23,6 +24,31 @@ struct Outgoing<P> {
     packets: u32,
     injected: Time,
     payload: Option<P>,
+}
+
+/// A fresh header for a packet of `bytes` of message (destination, sequence number, packets,
+/// time handed to the NIC) from terminal `src`, entering its first router on port `in_port`.
+fn packet_header(
+    src: u32,
+    in_port: u16,
+    (dst, seq, packets, injected): (u32, u32, u32, Time),
+    bytes: u32,
+) -> Packet {
+    Packet {
+        src,
+        dst,
+        seq,
+        bytes,
+        packets,
+        injected,
+        aux: NONE,
+        slot: NONE,
+        hops: 0,
+        in_port,
+        vc: 0,
+        ghops: 0,
+        flags: 0,
+    }
 }
 
 /// A message whose packets are still arriving.
@@ -81,6 +107,8 @@ pub struct Nic<P> {
     queue: VecDeque<Outgoing<P>>,
     partial: HashMap<MessageId, Partial<P>>,
     bypass: Option<Arc<Bypass>>,
+    /// Path model: `router_lp` is the fabric LP and messages go to it whole.
+    path: bool,
     stats: NicStats,
 }
 
@@ -97,6 +125,8 @@ pub(crate) struct NicSetup {
     pub router_delay: Time,
     pub buffer_bytes: u32,
     pub bypass: Option<Arc<Bypass>>,
+    /// Path model: `router_lp` is the fabric LP.
+    pub path: bool,
 }
 
 impl<P> Nic<P> {
@@ -119,6 +149,7 @@ impl<P> Nic<P> {
             queue: VecDeque::new(),
             partial: HashMap::new(),
             bypass,
+            path: s.path,
             stats: NicStats::default(),
         }
     }
@@ -224,6 +255,10 @@ impl<P> Nic<P> {
             ctx.send(b.host(dst), latency, E::from(ev));
             return id;
         }
+        if self.path {
+            self.send_path(ctx, seq, dst, data, header, packets, payload);
+            return id;
+        }
         self.queue.push_back(Outgoing {
             seq,
             dst,
@@ -256,8 +291,79 @@ impl<P> Nic<P> {
                 None
             }
             NetEvent::Packet { pkt, payload } => self.receive(pkt, payload, ctx.now()),
-            NetEvent::PortFree { .. } => None,
+            NetEvent::PortFree { .. } | NetEvent::LinkFree { .. } => None,
         }
+    }
+
+    /// Path model: serialises the message's packets back to back on the injection link after
+    /// what is already queued there, and hands each to the fabric when its head has been routed
+    /// at the first router (`latency + router_delay` after it left), as a router would see it.
+    /// There are no credits: the fabric has no buffers.
+    #[allow(clippy::too_many_arguments)]
+    fn send_path<E: From<NetEvent<P>>>(
+        &mut self,
+        ctx: &mut Ctx<'_, E>,
+        seq: u32,
+        dst: u32,
+        data: u64,
+        header: u32,
+        packets: u32,
+        payload: P,
+    ) {
+        let now = ctx.now();
+        let mut payload = Some(payload);
+        for (k, bytes) in packet_bytes(data, header, self.packet_size).enumerate() {
+            let start = self.busy_until.max(now);
+            let ser = if bytes == u64::from(self.packet_size) {
+                self.ser_full
+            } else {
+                serialisation(bytes, self.bandwidth)
+            };
+            self.busy_until = start + ser;
+            self.stats.injection.record(bytes, ser);
+            let msg = (dst, seq, packets, now);
+            let pkt = packet_header(self.terminal, self.router_port, msg, bytes as u32);
+            let last = k + 1 == packets as usize;
+            let ev = NetEvent::Packet {
+                pkt,
+                payload: if last { payload.take() } else { None },
+            };
+            let delay = start - now + self.latency + self.router_delay;
+            ctx.send(self.router_lp, delay, E::from(ev));
+        }
+    }
+
+    /// Counts a delivered message and builds its record.
+    fn deliver(
+        &mut self,
+        pkt: &Packet,
+        bytes: u64,
+        payload: P,
+        hops: u16,
+        nonminimal: bool,
+        now: Time,
+    ) -> Option<Delivered<P>> {
+        let latency = now - pkt.injected;
+        self.stats.received_messages += 1;
+        self.stats.received_bytes += bytes;
+        self.stats.latency_sum += u128::from(latency);
+        self.stats.latency_max = self.stats.latency_max.max(latency);
+        Some(Delivered {
+            id: MessageId {
+                src: pkt.src,
+                seq: pkt.seq,
+            },
+            src: pkt.src,
+            dst: pkt.dst,
+            bytes,
+            packets: pkt.packets,
+            payload,
+            injected: pkt.injected,
+            delivered: now,
+            latency,
+            hops,
+            nonminimal,
+        })
     }
 
     /// Injects as many packets as the link and credits allow now.
@@ -284,21 +390,8 @@ impl<P> Nic<P> {
             self.stats.injection.record(u64::from(bytes), ser);
             m.left -= u64::from(data);
             let last = m.left == 0;
-            let pkt = Packet {
-                src: self.terminal,
-                dst: m.dst,
-                seq: m.seq,
-                bytes,
-                packets: m.packets,
-                injected: m.injected,
-                aux: NONE,
-                slot: NONE,
-                hops: 0,
-                in_port: self.router_port,
-                vc: 0,
-                ghops: 0,
-                flags: 0,
-            };
+            let msg = (m.dst, m.seq, m.packets, m.injected);
+            let pkt = packet_header(self.terminal, self.router_port, msg, bytes);
             let payload = if last { m.payload.take() } else { None };
             if last {
                 self.queue.pop_front();
@@ -352,24 +445,6 @@ impl<P> Nic<P> {
             let done = self.partial.remove(&id)?;
             (done.bytes, done.payload, done.hops, done.nonminimal)
         };
-        let payload = payload?;
-        let latency = now - pkt.injected;
-        self.stats.received_messages += 1;
-        self.stats.received_bytes += bytes;
-        self.stats.latency_sum += u128::from(latency);
-        self.stats.latency_max = self.stats.latency_max.max(latency);
-        Some(Delivered {
-            id,
-            src: pkt.src,
-            dst: pkt.dst,
-            bytes,
-            packets: pkt.packets,
-            payload,
-            injected: pkt.injected,
-            delivered: now,
-            latency,
-            hops,
-            nonminimal,
-        })
+        self.deliver(&pkt, bytes, payload?, hops, nonminimal, now)
     }
 }

@@ -98,6 +98,24 @@ pub enum NetEvent<P> {
     },
     /// A NIC's injection link is free again (host self-event).
     NicWake,
+    /// Path model ([`crate::path`]): link `link` (a fabric-wide output-port index) has
+    /// finished its reservation; grant it to the next waiting packet (fabric self-event).
+    LinkFree {
+        /// The fabric's index of the output port.
+        link: u32,
+    },
+}
+
+/// Wire bytes of each packet of a message of `data` bytes plus a `header` riding in the first
+/// packet, split into packets of `packet_size` (a message of no data is one packet of its
+/// header).
+pub(crate) fn packet_bytes(data: u64, header: u32, packet_size: u32) -> impl Iterator<Item = u64> {
+    let ps = u64::from(packet_size.max(1));
+    let packets = data.div_ceil(ps).max(1);
+    (0..packets).map(move |k| {
+        let body = data.saturating_sub(k * ps).min(ps);
+        body + if k == 0 { u64::from(header) } else { 0 }
+    })
 }
 
 /// A message delivered to its destination terminal.

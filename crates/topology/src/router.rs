@@ -82,6 +82,16 @@ pub struct RouterStats {
 }
 
 impl RouterStats {
+    /// Empty statistics of a router with `ports` ports.
+    pub(crate) fn with_ports(ports: usize) -> Self {
+        RouterStats {
+            links: vec![LinkStats::default(); ports],
+            port_max_occupancy: vec![0; ports],
+            port_occupancy: vec![0; ports],
+            ..RouterStats::default()
+        }
+    }
+
     fn change(&mut self, now: Time, port: usize, add: bool, bytes: u32) {
         let bytes = u64::from(bytes);
         self.occupancy_area += u128::from(self.occupancy) * u128::from(now - self.last_change);
@@ -207,12 +217,7 @@ impl<P> Router<P> {
             credits,
             load: vec![0; n],
             slots: Default::default(),
-            stats: RouterStats {
-                links: vec![LinkStats::default(); n],
-                port_max_occupancy: vec![0; n],
-                port_occupancy: vec![0; n],
-                ..RouterStats::default()
-            },
+            stats: RouterStats::with_ports(n),
         }
     }
 
@@ -263,7 +268,8 @@ impl<P> Router<P> {
                 self.out[p].wake = false;
                 self.arbitrate(p, ctx);
             }
-            NetEvent::NicWake => {}
+            // Path-model link wake-ups are the fabric's own events, never a router's.
+            NetEvent::NicWake | NetEvent::LinkFree { .. } => {}
         }
     }
 

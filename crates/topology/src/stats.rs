@@ -3,7 +3,7 @@
 use crate::graph::Peer;
 use crate::link::{LinkClass, LinkStats};
 use crate::nic::NicStats;
-use crate::router::Router;
+use crate::router::RouterStats;
 use crate::topology::Topology;
 use bbsim_engine::digest::Digest;
 use bbsim_engine::Time;
@@ -42,11 +42,11 @@ pub struct NetworkStats {
 }
 
 impl NetworkStats {
-    /// Reduces router statistics (in router order) and NIC statistics (in terminal order) over
-    /// `[0, until)` ps.
-    pub fn collect<'a, P: 'a>(
+    /// Reduces router statistics (router id and figures, in router order) and NIC statistics
+    /// (in terminal order) over `[0, until)` ps.
+    pub fn collect<'a>(
         topo: &Topology,
-        routers: impl IntoIterator<Item = &'a Router<P>>,
+        routers: impl IntoIterator<Item = (u32, &'a RouterStats)>,
         nics: impl IntoIterator<Item = &'a NicStats>,
         until: Time,
     ) -> Self {
@@ -56,14 +56,13 @@ impl NetworkStats {
         let mut max_busy = vec![0 as Time; n];
         let mut packets_routed = 0;
         let (mut occ_sum, mut max_occ, mut max_port, mut count) = (0.0, 0u64, 0u64, 0u32);
-        for r in routers {
-            let s = r.stats();
+        for (id, s) in routers {
             packets_routed += s.packets;
             occ_sum += s.mean_occupancy(until);
             max_occ = max_occ.max(s.max_occupancy);
             max_port = max_port.max(s.port_max_occupancy.iter().copied().max().unwrap_or(0));
             count += 1;
-            for (port, link) in topo.ports(r.id()).iter().zip(&s.links) {
+            for (port, link) in topo.ports(id).iter().zip(&s.links) {
                 if port.peer == Peer::None {
                     continue;
                 }

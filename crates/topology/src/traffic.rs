@@ -2,10 +2,12 @@
 //! hosts) and its report, so that a network can be studied on its own.
 
 use crate::error::NetError;
+use crate::network::NetModel;
 use crate::network::{LpLayout, Network, NetworkConfig};
 use crate::nic::{Nic, NicStats};
 use crate::packet::NetEvent;
-use crate::router::Router;
+use crate::path::PathFabric;
+use crate::router::{Router, RouterStats};
 use crate::stats::NetworkStats;
 use crate::topology::Shape;
 use bbsim_engine::digest::Digest;
@@ -241,6 +243,8 @@ impl TrafficHost {
 pub enum TrafficLp {
     /// A router.
     Router(Router<()>),
+    /// The path model's fabric (all routers' links in one LP).
+    Fabric(PathFabric<()>),
     /// A terminal's host.
     Host(TrafficHost),
 }
@@ -263,6 +267,8 @@ impl LogicalProcess for TrafficLp {
     fn handle(&mut self, ev: TrafficEvent, ctx: &mut Ctx<'_, TrafficEvent>) {
         match (self, ev) {
             (TrafficLp::Router(r), TrafficEvent::Net(e)) => r.handle(e, ctx),
+            (TrafficLp::Fabric(f), TrafficEvent::Net(e)) => f.handle(e, ctx),
+            (TrafficLp::Fabric(_), TrafficEvent::Generate) => {}
             (TrafficLp::Host(h), ev) => h.handle(ev, ctx),
             (TrafficLp::Router(_), TrafficEvent::Generate) => {}
         }
@@ -270,7 +276,7 @@ impl LogicalProcess for TrafficLp {
 
     fn class(&self) -> u16 {
         match self {
-            TrafficLp::Router(_) => ROUTER_CLASS,
+            TrafficLp::Router(_) | TrafficLp::Fabric(_) => ROUTER_CLASS,
             TrafficLp::Host(_) => HOST_CLASS,
         }
     }
@@ -278,6 +284,7 @@ impl LogicalProcess for TrafficLp {
     fn cluster_hint(&self) -> Option<u32> {
         Some(match self {
             TrafficLp::Router(r) => r.cluster_hint(),
+            TrafficLp::Fabric(_) => 0,
             TrafficLp::Host(h) => h.cluster,
         })
     }
@@ -285,6 +292,7 @@ impl LogicalProcess for TrafficLp {
     fn label(&self) -> String {
         match self {
             TrafficLp::Router(r) => r.label(),
+            TrafficLp::Fabric(f) => f.label(),
             TrafficLp::Host(h) => format!("host of terminal {}", h.nic.terminal()),
         }
     }
@@ -309,7 +317,8 @@ fn derangement(n: u32, seed: u64) -> Vec<u32> {
 
 /// A built standalone traffic simulation.
 pub struct TrafficSim {
-    /// The engine simulation (routers are LPs `0..routers`, hosts follow in terminal order).
+    /// The engine simulation (routers are LPs `0..routers`, or the path model's fabric is LP
+    /// 0; hosts follow in terminal order).
     pub sim: Simulation<TrafficLp>,
     /// The network.
     pub network: Network,
@@ -325,12 +334,17 @@ impl TrafficSim {
         let topo = net.topology().clone();
         let (routers, terminals) = (topo.routers(), topo.terminals());
         let n = topo.compute_terminals().end;
-        let layout = LpLayout::routers_then_terminals(routers, terminals);
-        let mut lps: Vec<TrafficLp> = net
-            .build_routers(&layout, ROUTER_CLASS)
-            .into_iter()
-            .map(TrafficLp::Router)
-            .collect();
+        let layout = LpLayout::for_model(net.model(), routers, terminals);
+        let mut lps: Vec<TrafficLp> = match net.model() {
+            NetModel::Packet => net
+                .build_routers(&layout, ROUTER_CLASS)
+                .into_iter()
+                .map(TrafficLp::Router)
+                .collect(),
+            NetModel::Path => vec![TrafficLp::Fabric(
+                net.build_path_fabric(&layout, ROUTER_CLASS),
+            )],
+        };
         let perm = match cfg.pattern {
             Pattern::RandomPermutation => derangement(n, cfg.seed),
             _ => Vec::new(),
@@ -389,19 +403,33 @@ impl TrafficSim {
         Ok(run_with_threads(&mut self.sim, threads)?)
     }
 
-    /// Routers of the simulation, in router order.
+    /// Routers of the simulation, in router order (none in the path model).
     pub fn routers(&self) -> impl Iterator<Item = &Router<()>> {
         self.sim.lps().filter_map(|lp| match lp {
             TrafficLp::Router(r) => Some(r),
-            TrafficLp::Host(_) => None,
+            _ => None,
         })
+    }
+
+    /// Every router's statistics (router id, figures) in router order, from the routers or
+    /// the path model's fabric.
+    pub fn router_stats(&self) -> Vec<(u32, &RouterStats)> {
+        let mut all = Vec::new();
+        for lp in self.sim.lps() {
+            match lp {
+                TrafficLp::Router(r) => all.push((r.id(), r.stats())),
+                TrafficLp::Fabric(f) => all.extend(f.router_stats()),
+                TrafficLp::Host(_) => {}
+            }
+        }
+        all
     }
 
     /// Hosts of the simulation, in terminal order.
     pub fn hosts(&self) -> impl Iterator<Item = &TrafficHost> {
         self.sim.lps().filter_map(|lp| match lp {
             TrafficLp::Host(h) => Some(h),
-            TrafficLp::Router(_) => None,
+            _ => None,
         })
     }
 
@@ -441,12 +469,20 @@ impl TrafficSim {
         let until = run.last_event_time.max(cfg.end);
         let network = NetworkStats::collect(
             topo,
-            self.routers(),
+            self.router_stats(),
             self.hosts().map(|h| h.nic().stats()),
             until,
         );
         network.digest(&mut digest);
-        let buffered: u64 = self.routers().map(|r| r.buffered_packets() as u64).sum();
+        let buffered: u64 = self
+            .sim
+            .lps()
+            .map(|lp| match lp {
+                TrafficLp::Router(r) => r.buffered_packets() as u64,
+                TrafficLp::Fabric(f) => f.waiting_packets() as u64,
+                TrafficLp::Host(_) => 0,
+            })
+            .sum();
         digest.word(run.events).word(run.last_event_time);
         let n = topo.compute_terminals().end;
         let secs = cfg.end as f64 * 1e-12;

@@ -8,9 +8,7 @@ mod common;
 use bbsim_engine::time::{NS, US};
 use bbsim_engine::{PartitionSpec, Time};
 use bbsim_topology::link::serialisation;
-use bbsim_topology::{
-    AriesConfig, DragonflyConfig, FatTreeConfig, Network, Routing, TopologyConfig, TorusConfig,
-};
+use bbsim_topology::{FatTreeConfig, Network, Routing, TopologyConfig};
 use common::{build_with, link, net, run, Lp, Msg};
 
 const D: Time = 90 * NS;
@@ -25,77 +23,17 @@ fn bypassing(topology: TopologyConfig, routing: Routing) -> Network {
     c.build().expect("builds")
 }
 
-/// A topology, its adaptive (or only) routing, and terminal pairs to try.
-type Case = (TopologyConfig, Routing, Vec<(u32, u32)>);
-
-fn topologies() -> Vec<Case> {
-    vec![
-        (
-            TopologyConfig::FatTree(FatTreeConfig {
-                levels: 3,
-                radix: 8,
-                terminals: 128,
-                taper: 1,
-                terminal: link(),
-                link: link(),
-            }),
-            Routing::Adaptive,
-            vec![(0, 1), (0, 5), (0, 127), (77, 3)],
-        ),
-        (
-            TopologyConfig::Dragonfly(DragonflyConfig {
-                a: 4,
-                p: 2,
-                h: 2,
-                g: 9,
-                terminals: None,
-                terminal: link(),
-                local: link(),
-                global: link(),
-            }),
-            Routing::Ugal,
-            vec![(0, 1), (0, 3), (0, 8), (0, 71), (13, 50)],
-        ),
-        (
-            TopologyConfig::Aries(AriesConfig {
-                rows: 2,
-                cols: 3,
-                terminals_per_router: 4,
-                h: 1,
-                groups: 7,
-                terminals: None,
-                terminal: link(),
-                local: link(),
-                global: link(),
-            }),
-            Routing::Ugal,
-            vec![(0, 4), (0, 20), (0, 167), (100, 9)],
-        ),
-        (
-            TopologyConfig::Torus(TorusConfig {
-                dims: vec![5, 4, 3],
-                terminals_per_router: 2,
-                terminals: None,
-                terminal: link(),
-                link: link(),
-            }),
-            Routing::DimensionOrder,
-            vec![(0, 1), (0, 2), (0, 8), (0, 119), (3, 70)],
-        ),
-    ]
-}
-
 /// Bypassed messages (1 to 512 B) and packet-model ones (700 B and up) all arrive at the
 /// closed-form zero-load latency of their minimal route, with its hop count.
 #[test]
 fn bypassed_messages_arrive_at_the_zero_load_latency() {
-    for (topology, routing, pairs) in topologies() {
+    for (topology, routing, pairs) in common::sample_topologies() {
         // Adaptive routing: bypassed messages only (a multi-packet message's earlier packets
         // are queue occupancy for UGAL, so it is not zero-load).
         let adaptive = bypassing(topology.clone(), routing);
-        common::check_zero_load(&adaptive, (BW, L, D), &pairs, &[1, 64, 512]);
+        common::check_zero_load(&adaptive, common::UNIFORM, &pairs, &[1, 64, 512]);
         let minimal = bypassing(topology, Routing::Minimal);
-        common::check_zero_load(&minimal, (BW, L, D), &pairs, &[1, 64, 512, 700, 5_000]);
+        common::check_zero_load(&minimal, common::UNIFORM, &pairs, &[1, 64, 512, 700, 5_000]);
     }
 }
 
@@ -103,7 +41,7 @@ fn bypassed_messages_arrive_at_the_zero_load_latency() {
 #[test]
 fn bypassed_messages_never_touch_a_router() {
     // Minimal routing: every packet of a message takes the same number of hops.
-    let (topology, _, _) = topologies().swap_remove(1);
+    let (topology, _, _) = common::sample_topologies().swap_remove(1);
     let net = bypassing(topology, Routing::Minimal);
     let small = (0..20).map(|i| Msg {
         at: i * US,
@@ -130,6 +68,7 @@ fn bypassed_messages_never_touch_a_router() {
     for lp in sim.lps() {
         match lp {
             Lp::Router(r) => routed += r.stats().packets,
+            Lp::Fabric(_) => unreachable!("these tests use the packet model"),
             Lp::Host(h) => {
                 bypassed += h.nic.stats().bypassed_messages;
                 injected += h.nic.stats().injection.packets;
@@ -154,7 +93,7 @@ fn bypassed_messages_never_touch_a_router() {
 /// threads (bypassed messages cross partitions host to host under their own lookahead).
 #[test]
 fn bypass_is_deterministic_across_threads() {
-    let (topology, routing, _) = topologies().swap_remove(2);
+    let (topology, routing, _) = common::sample_topologies().swap_remove(2);
     let net = bypassing(topology, routing);
     let n = net.terminals();
     let scripts: Vec<Vec<Msg>> = (0..n)

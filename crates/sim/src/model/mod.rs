@@ -17,6 +17,7 @@ use bbsim_engine::time::US;
 use bbsim_engine::{Ctx, LogicalProcess, LpId, Time};
 use bbsim_storage::{PfsBackend, StorageEvent, StorageMsg};
 use bbsim_topology::packet::NetEvent;
+use bbsim_topology::path::PathFabric;
 use bbsim_topology::router::Router;
 use bbsim_topology::Nic;
 
@@ -181,6 +182,8 @@ impl From<StorageEvent> for SimEvent {
 pub enum SimLp {
     /// A network router.
     Router(Box<Router<Payload>>),
+    /// The path model's network fabric (all routers' links in one LP).
+    Fabric(Box<PathFabric<Payload>>),
     /// A compute node: its NIC, its ranks, and its node-local SSD if any.
     Node(Box<NodeLp>),
     /// A burst-buffer server: its NIC and the server model.
@@ -219,6 +222,11 @@ impl LogicalProcess for SimLp {
                     r.handle(e, ctx);
                 }
             }
+            SimLp::Fabric(f) => {
+                if let SimEvent::Net(e) = ev {
+                    f.handle(e, ctx);
+                }
+            }
             SimLp::Node(n) => n.handle(ev, ctx),
             SimLp::Bb(b) => b.handle(ev, ctx),
             SimLp::Io(i) => i.handle(ev, ctx),
@@ -234,7 +242,7 @@ impl LogicalProcess for SimLp {
 
     fn class(&self) -> u16 {
         match self {
-            SimLp::Router(_) => ROUTER,
+            SimLp::Router(_) | SimLp::Fabric(_) => ROUTER,
             SimLp::Node(_) => NODE,
             SimLp::Bb(_) => BB,
             SimLp::Io(_) => IO,
@@ -246,6 +254,7 @@ impl LogicalProcess for SimLp {
     fn cluster_hint(&self) -> Option<u32> {
         Some(match self {
             SimLp::Router(r) => r.cluster_hint(),
+            SimLp::Fabric(_) => 0,
             SimLp::Node(n) => n.cluster,
             SimLp::Bb(b) => b.cluster,
             SimLp::Io(i) => i.cluster,
@@ -258,6 +267,7 @@ impl LogicalProcess for SimLp {
     fn label(&self) -> String {
         match self {
             SimLp::Router(r) => r.label(),
+            SimLp::Fabric(f) => f.label(),
             SimLp::Node(n) => format!("compute node {}", n.terminal),
             SimLp::Bb(b) => format!("BB server on terminal {}", b.terminal),
             SimLp::Io(i) => format!("PFS I/O node on terminal {}", i.terminal),

@@ -1,4 +1,4 @@
-//! A test model: routers plus scripted hosts whose messages carry a `u64` payload, assembled
+//! A test model: routers (or the path model's fabric) plus scripted hosts whose messages carry a `u64` payload, assembled
 //! the way the simulator crate assembles its LPs (own event enum, own LP enum).
 #![allow(dead_code)]
 
@@ -8,9 +8,10 @@ use bbsim_engine::{
     Time,
 };
 use bbsim_topology::link::serialisation;
+use bbsim_topology::{AriesConfig, DragonflyConfig, FatTreeConfig, TorusConfig};
 use bbsim_topology::{
-    Delivered, LinkParams, LpLayout, NetEvent, Network, NetworkConfig, Nic, Router, Routing,
-    TopologyConfig,
+    Delivered, LinkParams, LpLayout, NetEvent, NetModel, Network, NetworkConfig, Nic, PathFabric,
+    Router, Routing, TopologyConfig,
 };
 
 /// The simulation's event type: network events plus a host timer.
@@ -47,6 +48,7 @@ pub struct Host {
 #[allow(clippy::large_enum_variant)]
 pub enum Lp {
     Router(Router<u64>),
+    Fabric(PathFabric<u64>),
     Host(Host),
 }
 
@@ -64,6 +66,7 @@ impl LogicalProcess for Lp {
     fn handle(&mut self, ev: Ev, ctx: &mut Ctx<'_, Ev>) {
         match (self, ev) {
             (Lp::Router(r), Ev::Net(e)) => r.handle(e, ctx),
+            (Lp::Fabric(f), Ev::Net(e)) => f.handle(e, ctx),
             (Lp::Host(h), Ev::Net(e)) => {
                 if let Some(d) = h.nic.handle(e, ctx) {
                     h.got.push(d);
@@ -73,13 +76,15 @@ impl LogicalProcess for Lp {
                 let m = h.script[i];
                 h.nic.send_framed(ctx, m.dst, m.bytes, h.header, m.payload);
             }
-            (Lp::Router(_), Ev::Send(_)) => unreachable!("routers have no timers"),
+            (Lp::Router(_) | Lp::Fabric(_), Ev::Send(_)) => {
+                unreachable!("routers have no timers")
+            }
         }
     }
 
     fn class(&self) -> u16 {
         match self {
-            Lp::Router(_) => 0,
+            Lp::Router(_) | Lp::Fabric(_) => 0,
             Lp::Host(_) => 1,
         }
     }
@@ -87,6 +92,7 @@ impl LogicalProcess for Lp {
     fn cluster_hint(&self) -> Option<u32> {
         Some(match self {
             Lp::Router(r) => r.cluster_hint(),
+            Lp::Fabric(_) => 0,
             Lp::Host(h) => h.cluster,
         })
     }
@@ -118,12 +124,15 @@ pub fn build_with(
     header: u32,
 ) -> Simulation<Lp> {
     let topo = net.topology();
-    let layout = LpLayout::routers_then_terminals(topo.routers(), topo.terminals());
-    let mut lps: Vec<Lp> = net
-        .build_routers(&layout, 0)
-        .into_iter()
-        .map(Lp::Router)
-        .collect();
+    let layout = LpLayout::for_model(net.model(), topo.routers(), topo.terminals());
+    let mut lps: Vec<Lp> = match net.model() {
+        NetModel::Packet => net
+            .build_routers(&layout, 0)
+            .into_iter()
+            .map(Lp::Router)
+            .collect(),
+        NetModel::Path => vec![Lp::Fabric(net.build_path_fabric(&layout, 0))],
+    };
     scripts.resize(topo.terminals() as usize, Vec::new());
     for (t, script) in scripts.into_iter().enumerate() {
         let t = t as u32;
@@ -159,6 +168,69 @@ pub fn run(sim: &mut Simulation<Lp>, threads: usize) -> Vec<Delivered<u64>> {
     }
     all
 }
+
+/// A topology, its adaptive (or only) routing, and terminal pairs to try.
+pub type Case = (TopologyConfig, Routing, Vec<(u32, u32)>);
+
+pub fn sample_topologies() -> Vec<Case> {
+    vec![
+        (
+            TopologyConfig::FatTree(FatTreeConfig {
+                levels: 3,
+                radix: 8,
+                terminals: 128,
+                taper: 1,
+                terminal: link(),
+                link: link(),
+            }),
+            Routing::Adaptive,
+            vec![(0, 1), (0, 5), (0, 127), (77, 3)],
+        ),
+        (
+            TopologyConfig::Dragonfly(DragonflyConfig {
+                a: 4,
+                p: 2,
+                h: 2,
+                g: 9,
+                terminals: None,
+                terminal: link(),
+                local: link(),
+                global: link(),
+            }),
+            Routing::Ugal,
+            vec![(0, 1), (0, 3), (0, 8), (0, 71), (13, 50)],
+        ),
+        (
+            TopologyConfig::Aries(AriesConfig {
+                rows: 2,
+                cols: 3,
+                terminals_per_router: 4,
+                h: 1,
+                groups: 7,
+                terminals: None,
+                terminal: link(),
+                local: link(),
+                global: link(),
+            }),
+            Routing::Ugal,
+            vec![(0, 4), (0, 20), (0, 167), (100, 9)],
+        ),
+        (
+            TopologyConfig::Torus(TorusConfig {
+                dims: vec![5, 4, 3],
+                terminals_per_router: 2,
+                terminals: None,
+                terminal: link(),
+                link: link(),
+            }),
+            Routing::DimensionOrder,
+            vec![(0, 1), (0, 2), (0, 8), (0, 119), (3, 70)],
+        ),
+    ]
+}
+
+/// (bandwidth, link latency, router delay) of [`link`] and [`net`].
+pub const UNIFORM: (u64, Time, Time) = (12_500_000_000, 100 * NS, 90 * NS);
 
 /// A uniform link: 12.5 GB/s, 100 ns.
 pub fn link() -> LinkParams {

@@ -1,0 +1,359 @@
+//! The path model: packets cross the network without router LPs. The source NIC serialises a
+//! message's packets on its injection link and hands each to one fabric LP when its head
+//! reaches the first router; the fabric routes the packet hop by hop with the topology's
+//! routing algorithm and moves it on through every output link that is free when its head
+//! arrives, reserving the link until its tail has left. At a busy link the packet joins that
+//! link's first-come-first-served queue, and one wake-up event at the end of the reservation
+//! grants the link to the next waiting packet. The destination host gets the packet when its
+//! tail arrives.
+//!
+//! Why: in the packet model ([`crate::router`]) a packet costs one arrival event and one credit
+//! event per hop, plus port wake-ups under contention. Full-scale bulk I/O (a Cori-like IOR
+//! moving 70 TB in 1 MiB transfers) spends two thirds of its events there. The path model keeps
+//! what bulk storage traffic needs (routes, hop counts, link bandwidth and latency, queueing at
+//! contended links, link utilisation, adaptive routing on link backlog) in two events per
+//! packet plus one per packet that has to wait for a link.
+//!
+//! Timing, per packet and per hop: the head is routed at router `r` at `h = s' + L' + D`, where
+//! `s'` is the start of its transmission on the previous link (latency `L'`) and `D` the router
+//! delay. If the output link is free at `h` (and nobody waits for it), transmission starts at
+//! `s = max(h, tail - ser)`, else at the time `g` the link is granted to it:
+//! `s = max(g, tail - ser)`; it ends at `e = s + ser`, with `ser = bytes / bandwidth` and
+//! `tail = s' + ser' + L'` the time the packet's tail has arrived (cut-through: the tail cannot
+//! leave before it arrives). The packet is delivered at `e + L` of the ejection link. With no
+//! other traffic this is the packet model's zero-load latency exactly (`docs/network.md`).
+//!
+//! What it does not model: there are no buffers, so nothing blocks upstream (no credits,
+//! congestion trees or head-of-line blocking) and link queues are unbounded; the fabric moves a
+//! packet through free links at once, so its reservations run up to one path latency (about a
+//! microsecond) ahead of the fabric's clock, and a packet whose head reaches a link a little
+//! earlier but is handled later waits behind it; adaptive routing sees each output link's
+//! backlog (bytes reserved but not yet sent, plus bytes queued) instead of buffer occupancy and
+//! credits. Buffer occupancy statistics are zero.
+
+use crate::graph::Peer;
+use crate::link::serialisation;
+use crate::network::RouterParams;
+use crate::packet::{NetEvent, Packet, FLAG_DECIDED};
+use crate::router::RouterStats;
+use crate::routing::{self, dragonfly::SlotCache, Algo};
+use crate::topology::Topology;
+use bbsim_engine::{Ctx, LpId, Time};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::Arc;
+
+/// Where a router port leads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+    /// Nothing attached.
+    None,
+    /// Router `router`, arriving on its port `port`.
+    Router { router: u32, port: u16 },
+    /// A terminal (the ejection link).
+    Terminal,
+}
+
+/// One output port of one router.
+#[derive(Clone, Copy, Debug)]
+struct PathPort {
+    next: Next,
+    latency: Time,
+    bandwidth: u64,
+}
+
+/// The path-model fabric: every router's output links as reservations, in one LP. Embed it in
+/// the simulation's LP enum and forward [`NetEvent`]s to [`PathFabric::handle`].
+pub struct PathFabric<P> {
+    class: u16,
+    topo: Arc<Topology>,
+    algo: Algo,
+    params: Arc<RouterParams>,
+    /// LP of the host owning terminal `t`.
+    hosts: Arc<[LpId]>,
+    /// First index of router `r`'s ports in `ports` and `free` (plus the total at the end).
+    base: Vec<u32>,
+    ports: Vec<PathPort>,
+    /// Per output port: the end of its last reservation (ps).
+    free: Vec<Time>,
+    /// Per output port: packets waiting for it, first come first served.
+    queues: Vec<VecDeque<Waiting<P>>>,
+    /// Per output port: bytes routed to it whose credit has not come back, as a router counts
+    /// them for adaptive routing (queued here, or in the downstream router until their tail
+    /// leaves it; on an ejection link, until they start).
+    load_bytes: Vec<u64>,
+    /// Per output port: future credit returns (time in ps, bytes), earliest first.
+    credits: Vec<BinaryHeap<Reverse<(Time, u32)>>>,
+    /// Per output port: a [`NetEvent::LinkFree`] wake-up is pending.
+    wake: Vec<bool>,
+    /// Per router: dragonfly global-slot memo.
+    slots: Vec<SlotCache>,
+    /// Per router: packets routed and per-port link statistics (no buffer statistics).
+    stats: Vec<RouterStats>,
+    /// Scratch: per-port backlog (bytes) of the router deciding a route.
+    load: Vec<u64>,
+}
+
+/// A packet at router `router` whose head has been routed to output port `link` (fabric index).
+struct Waiting<P> {
+    pkt: Packet,
+    payload: Option<P>,
+    router: u32,
+    link: u32,
+    /// VC the routing chose (kept in the header as the router model does).
+    vc: u8,
+    /// When its head was routed here (ps).
+    head: Time,
+    /// When its tail has arrived here (ps).
+    tail: Time,
+    /// The link it arrived on (its credit returns when the packet leaves here), or `u32::MAX`
+    /// from a NIC.
+    from: u32,
+}
+
+impl<P> PathFabric<P> {
+    /// The fabric of `topo`, delivering to the host LPs `hosts` (indexed by terminal).
+    pub(crate) fn new(
+        class: u16,
+        topo: Arc<Topology>,
+        algo: Algo,
+        params: Arc<RouterParams>,
+        hosts: Arc<[LpId]>,
+    ) -> Self {
+        let routers = topo.routers();
+        let mut base = Vec::with_capacity(routers as usize + 1);
+        let mut ports = Vec::new();
+        let mut stats = Vec::with_capacity(routers as usize);
+        let mut widest = 0;
+        for r in 0..routers {
+            base.push(ports.len() as u32);
+            let rp = topo.ports(r);
+            widest = widest.max(rp.len());
+            ports.extend(rp.iter().map(|p| PathPort {
+                next: match p.peer {
+                    Peer::None => Next::None,
+                    Peer::Router { router, port } => Next::Router { router, port },
+                    Peer::Terminal(_) => Next::Terminal,
+                },
+                latency: p.link.latency,
+                bandwidth: p.link.bandwidth,
+            }));
+            stats.push(RouterStats::with_ports(rp.len()));
+        }
+        base.push(ports.len() as u32);
+        let n = ports.len();
+        PathFabric {
+            class,
+            topo,
+            algo,
+            params,
+            hosts,
+            base,
+            ports,
+            free: vec![0; n],
+            queues: (0..n).map(|_| VecDeque::new()).collect(),
+            load_bytes: vec![0; n],
+            credits: (0..n).map(|_| BinaryHeap::new()).collect(),
+            wake: vec![false; n],
+            slots: (0..routers).map(|_| SlotCache::default()).collect(),
+            stats,
+            load: vec![0; widest],
+        }
+    }
+
+    /// The lookahead class given at construction.
+    pub fn class(&self) -> u16 {
+        self.class
+    }
+
+    /// A label for engine error messages.
+    pub fn label(&self) -> String {
+        "network fabric (path model)".into()
+    }
+
+    /// Router `r`'s statistics: packets routed and per-output-port link figures.
+    pub fn router_stats(&self) -> impl Iterator<Item = (u32, &RouterStats)> {
+        self.stats.iter().enumerate().map(|(r, s)| (r as u32, s))
+    }
+
+    /// Packets waiting for a link (0 after a drained run).
+    pub fn waiting_packets(&self) -> usize {
+        self.queues.iter().map(VecDeque::len).sum()
+    }
+
+    /// Handles one network event addressed to the fabric: a packet from a NIC (its head has
+    /// just been routed at its first router) or a link's wake-up.
+    pub fn handle<E: From<NetEvent<P>>>(&mut self, ev: NetEvent<P>, ctx: &mut Ctx<'_, E>) {
+        match ev {
+            NetEvent::Packet { pkt, payload } => {
+                let Some(src) = self.topo.attachment(pkt.src).copied() else {
+                    return; // NICs only send from existing terminals
+                };
+                let now = ctx.now();
+                // The head left the NIC `latency + router_delay` ago; the tail arrives one
+                // serialisation on the terminal link after the head.
+                let head_in = now - self.params.router_delay;
+                let tail = head_in + serialisation(u64::from(pkt.bytes), src.link.bandwidth);
+                self.arrive(pkt, payload, src.router, (now, tail, u32::MAX), ctx);
+            }
+            NetEvent::LinkFree { link } => self.grant(link, ctx),
+            NetEvent::Credit { .. } | NetEvent::PortFree { .. } | NetEvent::NicWake => {}
+        }
+    }
+
+    /// The head of `pkt` has been routed at router `r` at `head`, its tail arrives at `tail`,
+    /// over link `from`: move it on through every free link, or queue it at the first busy one.
+    fn arrive<E: From<NetEvent<P>>>(
+        &mut self,
+        mut pkt: Packet,
+        payload: Option<P>,
+        r: u32,
+        (head, tail, from): (Time, Time, u32),
+        ctx: &mut Ctx<'_, E>,
+    ) {
+        pkt.hops = pkt.hops.saturating_add(1);
+        self.stats[r as usize].packets += 1;
+        let dst = self.topo.wiring().terminals[pkt.dst as usize];
+        let (port, vc) = if r == dst.router {
+            (dst.port, 0)
+        } else {
+            self.route(r, head, &mut pkt, ctx)
+        };
+        let link = self.base[r as usize] + u32::from(port);
+        let i = link as usize;
+        self.load_bytes[i] += u64::from(pkt.cost());
+        let w = Waiting {
+            pkt,
+            payload,
+            router: r,
+            link,
+            vc,
+            head,
+            tail,
+            from,
+        };
+        if self.free[i] > head || !self.queues[i].is_empty() {
+            self.queues[i].push_back(w);
+            self.ensure_wake(i, ctx);
+        } else {
+            self.transmit(w, head, ctx);
+        }
+    }
+
+    /// Sends waiting packet `w` on its link, granted at `granted`, and moves it on.
+    fn transmit<E: From<NetEvent<P>>>(
+        &mut self,
+        w: Waiting<P>,
+        granted: Time,
+        ctx: &mut Ctx<'_, E>,
+    ) {
+        let i = w.link as usize;
+        let p = self.ports[i];
+        let bytes = u64::from(w.pkt.bytes);
+        let ser = serialisation(bytes, p.bandwidth);
+        let start = granted.max(w.tail.saturating_sub(ser));
+        let end = start + ser;
+        self.free[i] = end;
+        let port = w.link - self.base[w.router as usize];
+        self.stats[w.router as usize].links[port as usize].record(bytes, ser);
+        let now = ctx.now();
+        let cost = w.pkt.cost();
+        if w.from != u32::MAX {
+            // The tail leaves this router at `end`: the upstream link's credit is back one
+            // latency later.
+            let back = end + self.ports[w.from as usize].latency;
+            self.credit_back(w.from as usize, back, cost, now);
+        }
+        let mut pkt = w.pkt;
+        match p.next {
+            Next::Router { router, port } => {
+                pkt.in_port = port;
+                pkt.vc = w.vc;
+                let head = start + p.latency + self.params.router_delay;
+                self.arrive(pkt, w.payload, router, (head, end + p.latency, w.link), ctx);
+            }
+            Next::Terminal | Next::None => {
+                // An ejection link counts the packet until it starts (no credits from a NIC).
+                self.credit_back(i, start, cost, now);
+                let host = self.hosts[pkt.dst as usize];
+                let ev = NetEvent::Packet {
+                    pkt,
+                    payload: w.payload,
+                };
+                ctx.send(host, end + p.latency - ctx.now(), E::from(ev));
+            }
+        }
+    }
+
+    /// Link `i` gets `bytes` of credit back at `at`; credits due by `now` are applied.
+    fn credit_back(&mut self, i: usize, at: Time, bytes: u32, now: Time) {
+        self.credits[i].push(Reverse((at, bytes)));
+        self.apply_credits(i, now);
+    }
+
+    /// Applies link `i`'s credits due by `at`.
+    fn apply_credits(&mut self, i: usize, at: Time) {
+        while let Some(&Reverse((t, bytes))) = self.credits[i].peek() {
+            if t > at {
+                break;
+            }
+            self.credits[i].pop();
+            self.load_bytes[i] -= u64::from(bytes);
+        }
+    }
+
+    /// Schedules a wake-up of link `i` when its reservation ends, unless one is pending.
+    fn ensure_wake<E: From<NetEvent<P>>>(&mut self, i: usize, ctx: &mut Ctx<'_, E>) {
+        if !self.wake[i] {
+            self.wake[i] = true;
+            let delay = self.free[i].saturating_sub(ctx.now());
+            ctx.send_self(delay, E::from(NetEvent::LinkFree { link: i as u32 }));
+        }
+    }
+
+    /// Link `link`'s reservation has ended: grant it to its first waiting packet.
+    fn grant<E: From<NetEvent<P>>>(&mut self, link: u32, ctx: &mut Ctx<'_, E>) {
+        let i = link as usize;
+        self.wake[i] = false;
+        let Some(w) = self.queues[i].pop_front() else {
+            return;
+        };
+        let granted = ctx.now().max(w.head);
+        self.transmit(w, granted, ctx);
+        if !self.queues[i].is_empty() {
+            self.ensure_wake(i, ctx);
+        }
+    }
+
+    /// The output port and VC for `pkt` at router `r` (not its destination router), decided
+    /// at `at` on the backlog of `r`'s output links at that time.
+    fn route<E>(&mut self, r: u32, at: Time, pkt: &mut Packet, ctx: &mut Ctx<'_, E>) -> (u16, u8) {
+        let (lo, hi) = (
+            self.base[r as usize] as usize,
+            self.base[r as usize + 1] as usize,
+        );
+        let needs_load = match self.algo {
+            Algo::FatTreeAdaptive => true,
+            Algo::DragonflyUgal => pkt.flags & FLAG_DECIDED == 0,
+            _ => false,
+        };
+        if needs_load {
+            for i in lo..hi {
+                self.apply_credits(i, at);
+                self.load[i - lo] = self.load_bytes[i];
+            }
+        }
+        let dst_router = self.topo.wiring().terminals[pkt.dst as usize].router;
+        routing::route(
+            &self.topo,
+            self.algo,
+            r,
+            dst_router,
+            pkt,
+            &self.load[..hi - lo],
+            ctx.rng(),
+            self.params.ugal_threshold,
+            &mut self.slots[r as usize],
+        )
+    }
+}
