@@ -6,8 +6,8 @@ mod common;
 
 use bbsim_engine::time::{NS, US};
 use bbsim_topology::{
-    run_traffic, AriesConfig, DragonflyConfig, FatTreeConfig, LinkParams, NetworkConfig, Pattern,
-    Routing, TopologyConfig, TorusConfig, TrafficConfig, TrafficReport,
+    run_traffic, AriesConfig, DragonflyConfig, FatTreeConfig, LinkParams, NetModel, NetworkConfig,
+    Pattern, Routing, TopologyConfig, TorusConfig, TrafficConfig, TrafficReport,
 };
 use common::{link, net};
 
@@ -356,4 +356,66 @@ fn bad_traffic_configurations_are_named_errors() {
         .unwrap_err()
         .to_string()
         .contains("traffic.end"));
+}
+
+/// The path model (`NetModel::Path`) under the same synthetic loads: bursts drain completely on
+/// every topology, and the bandwidth bounds that the packet model meets hold too (a 2:1 tapered
+/// fat-tree passes about half the all-to-all throughput of a full one; minimal routing funnels
+/// a dragonfly group into one global link, which UGAL avoids).
+#[test]
+fn the_path_model_drains_bursts_and_meets_the_bandwidth_bounds() {
+    let path = |topology: TopologyConfig, routing: Routing| {
+        let mut n = net(topology, routing);
+        n.model = NetModel::Path;
+        n
+    };
+    for (topology, routing) in [
+        (fat_tree(3, 8, 90, 2), Routing::Adaptive),
+        (dragonfly(5_000_000_000), Routing::Ugal),
+        (aries(), Routing::Valiant),
+        (torus(&[4, 4], 2), Routing::DimensionOrder),
+    ] {
+        let n = path(topology.clone(), routing);
+        let terminals = n.build().unwrap().topology().compute_terminals().end;
+        let r = run_traffic(&burst(n, Pattern::UniformRandom, 1_300, 12), 1).expect("runs");
+        let what = format!("path model, {} {routing:?}", topology.describe());
+        assert_all_delivered(&r, u64::from(terminals) * 12, &what);
+        assert_eq!(r.packets_delivered, r.messages_delivered * 3, "{what}");
+    }
+    let saturated_path = |topology, routing, pattern| {
+        let cfg = TrafficConfig {
+            network: path(topology, routing),
+            pattern,
+            message_bytes: 512,
+            interval: 41 * NS,
+            messages_per_node: None,
+            end: 30 * US,
+            seed: 3,
+            drain: false,
+        };
+        run_traffic(&cfg, 1).expect("runs")
+    };
+    let full = saturated_path(
+        fat_tree(3, 8, 128, 1),
+        Routing::Adaptive,
+        Pattern::UniformRandom,
+    );
+    let tapered = saturated_path(
+        fat_tree(3, 8, 128, 2),
+        Routing::Adaptive,
+        Pattern::UniformRandom,
+    );
+    let ratio = tapered.accepted_bytes_per_s / full.accepted_bytes_per_s;
+    assert!((0.4..=0.62).contains(&ratio), "tapered / full = {ratio:.3}");
+    assert!(tapered.accepted_fraction_of_injection < 0.53, "{tapered}");
+    assert!(full.accepted_fraction_of_injection > 0.7, "{full}");
+    let topo = dragonfly(12_500_000_000);
+    let minimal = saturated_path(topo.clone(), Routing::Minimal, Pattern::DragonflyWorstCase);
+    let ugal = saturated_path(topo, Routing::Ugal, Pattern::DragonflyWorstCase);
+    assert!(minimal.accepted_fraction_of_injection < 0.14, "{minimal}");
+    assert!(
+        ugal.accepted_bytes_per_s > 2.5 * minimal.accepted_bytes_per_s,
+        "{ugal}"
+    );
+    assert!(ugal.nonminimal_fraction > 0.5, "{ugal}");
 }
