@@ -2,6 +2,7 @@
 
 mod net_cmd;
 mod phold_cmd;
+mod plot_cmd;
 mod run_cmd;
 mod sweep_cmd;
 mod trace_cmd;
@@ -33,6 +34,10 @@ enum Command {
     /// Darshan trace tools.
     #[command(subcommand)]
     Trace(trace_cmd::TraceCommand),
+    /// Figures from bbsim's outputs: bar charts of a CSV column (sweep.csv), a run's per-rank
+    /// I/O phases from its first I/O.
+    #[command(subcommand)]
+    Plot(plot_cmd::PlotCommand),
     /// Run the PHOLD benchmark on the PDES engine (ROSS parameter semantics; 1 time unit = 1 us).
     Phold(phold_cmd::PholdArgs),
 }
@@ -46,6 +51,7 @@ fn main() -> ExitCode {
         Command::Trace(c) => trace_cmd::run(&c),
         Command::Net(args) => net_cmd::run(&args),
         Command::Phold(args) => phold_cmd::run(&args),
+        Command::Plot(c) => plot_cmd::run(&c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

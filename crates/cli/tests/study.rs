@@ -1,0 +1,216 @@
+//! The placement study's inputs stay runnable: every `scenarios/study/*.toml` validates, the
+//! three placements of each system have the same aggregate BB bandwidth, and
+//! `scripts/reproduce-study.sh` runs one mix end to end at smoke scale.
+
+use std::path::{Path, PathBuf};
+
+mod common;
+use common::*;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The eleven workload mixes of the study's Table III.
+const MIXES: [&str; 11] = [
+    "gtc",
+    "gtc-ior",
+    "gtc-s3d",
+    "gtc-s3d-hacc",
+    "hacc",
+    "hacc-ior",
+    "lammps",
+    "lammps-ior",
+    "s3d",
+    "s3d-ior",
+    "s3d-lammps",
+];
+
+/// The study's rank counts and bytes per rank (Table II), as `bbsim validate` prints them.
+const APPS: [(&str, &str, &str); 5] = [
+    ("gtc", "7680 ranks on 1280 nodes", "writes 5.140TB"),
+    ("lammps", "21600 ranks on 3600 nodes", "writes 427.248GB"),
+    ("s3d", "6000 ranks on 1000 nodes", "writes 926.940GB"),
+    ("hacc", "8192 ranks on 1366 nodes", "writes 3.165TB"),
+    ("ior", "768 ranks on 128 nodes", "writes 824.634GB"),
+];
+
+#[test]
+fn every_study_scenario_validates_with_the_study_s_applications() {
+    let dir = repo().join("scenarios/study");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("scenarios/study")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    for mix in MIXES {
+        assert!(
+            files.iter().any(|f| f.ends_with(format!("{mix}.toml"))),
+            "scenarios/study/{mix}.toml is missing"
+        );
+    }
+    for f in &files {
+        let out = run_ok(&["validate", f.to_str().expect("utf-8")]);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(text.contains(": valid"), "{}: {text}", f.display());
+        let stem = f.file_stem().and_then(|s| s.to_str()).expect("name");
+        if !MIXES.contains(&stem) {
+            continue;
+        }
+        for app in stem.split('-') {
+            let (_, ranks, bytes) = APPS.iter().find(|(a, ..)| *a == app).expect("known app");
+            assert!(
+                text.lines().any(|l| l.trim_start().starts_with(app)
+                    && l.contains(ranks)
+                    && l.contains(bytes)),
+                "{stem}: {app} should have {ranks} and {bytes}:\n{text}"
+            );
+        }
+    }
+}
+
+fn bb_bandwidth(file: &str) -> (f64, f64) {
+    let f = repo().join("scenarios").join(file);
+    let out = run_ok(&["validate", f.to_str().expect("utf-8"), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    (
+        v["bb_write_bandwidth"].as_f64().expect("write"),
+        v["bb_read_bandwidth"].as_f64().expect("read"),
+    )
+}
+
+#[test]
+fn placements_have_equal_aggregate_bb_bandwidth() {
+    for system in ["summit", "summit-tapered", "edison"] {
+        let bw: Vec<(f64, f64)> = ["node-local", "grouped", "global"]
+            .iter()
+            .map(|p| bb_bandwidth(&format!("{system}-{p}.toml")))
+            .collect();
+        for (w, r) in &bw[1..] {
+            let (w0, r0) = bw[0];
+            assert!(
+                (w / w0 - 1.0).abs() < 0.01 && (r / r0 - 1.0).abs() < 0.01,
+                "{system}: {bw:?}"
+            );
+        }
+    }
+}
+
+/// One mix with IOR through the whole script at smoke scale: the sweep, the combined CSVs,
+/// the three kinds of figure, and IOR's nodes next to the application's.
+#[test]
+fn reproduce_script_runs_one_mix_at_smoke_scale() {
+    let out = scratch("study-smoke");
+    let status = std::process::Command::new("bash")
+        .arg(repo().join("scripts/reproduce-study.sh"))
+        .arg(&out)
+        .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
+        .env("STUDY_SCALE", "smoke")
+        .env("STUDY_SYSTEMS", "summit")
+        .env("STUDY_PLACEMENTS", "grouped")
+        .env("STUDY_MIXES", "gtc-ior")
+        .output()
+        .expect("bash runs the script");
+    assert!(
+        status.status.success(),
+        "reproduce-study.sh failed:\n{}\n{}",
+        String::from_utf8_lossy(&status.stdout),
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let sweep = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
+    let mut lines = sweep.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    assert_eq!(&header[..3], ["system", "placement", "mix"]);
+    assert!(header.contains(&"op_overhead") && header.contains(&"job2_avg_hops"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 3, "{sweep}");
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    for (r, ovh) in rows.iter().zip(["0us", "20us", "45us"]) {
+        assert_eq!(r.len(), header.len());
+        assert_eq!(&r[..3], ["summit", "grouped", "gtc-ior"]);
+        assert_eq!(r[col("op_overhead")], ovh);
+        assert_eq!(r[col("status")], "ok");
+        assert_eq!(r[col("job0_name")], "gtc");
+        assert_eq!(r[col("job1_name")], "ior");
+        assert_eq!(r[col("job2_name")], "");
+    }
+    // A larger per-operation overhead never shortens GTC's I/O phase.
+    let phase: Vec<f64> = rows
+        .iter()
+        .map(|r| r[col("job0_io_phase_s")].parse().expect("phase"))
+        .collect();
+    assert!(phase[0] <= phase[1] && phase[1] <= phase[2], "{phase:?}");
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
+    assert_eq!(jobs.lines().count(), 1 + 6, "{jobs}");
+    assert!(jobs.contains("summit,grouped,gtc-ior,20us,gtc,with ior,"));
+    assert!(jobs.contains("summit,grouped,gtc-ior,20us,ior,with gtc,"));
+    for fig in [
+        "figures/hops.svg",
+        "figures/io-phase-gtc-summit.svg",
+        "figures/timelines/gtc-ior-summit-grouped.svg",
+    ] {
+        let svg = std::fs::read_to_string(out.join(fig)).expect(fig);
+        assert!(svg.starts_with("<svg") && svg.contains("</svg>"), "{fig}");
+    }
+    // IOR (2 nodes) sits on free nodes next to GTC's 8.
+    let alloc =
+        std::fs::read_to_string(out.join("scenarios/summit-gtc-ior.alloc")).expect("alloc file");
+    let lines: Vec<Vec<u32>> = alloc
+        .lines()
+        .map(|l| {
+            l.split_whitespace()
+                .map(|t| t.parse().expect("id"))
+                .collect()
+        })
+        .collect();
+    assert_eq!(lines.len(), 2, "{alloc}");
+    assert_eq!((lines[0].len(), lines[1].len()), (8, 2), "{alloc}");
+    for n in &lines[1] {
+        assert!(!lines[0].contains(n), "{alloc}");
+        assert!(
+            lines[0].iter().any(|g| g.abs_diff(*n) == 1),
+            "IOR node {n} is not next to a GTC node: {alloc}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn reproduce_script_says_what_is_wrong() {
+    let script = repo().join("scripts/reproduce-study.sh");
+    let run = |env: &[(&str, &str)], args: &[&str]| {
+        let mut c = std::process::Command::new("bash");
+        c.arg(&script).args(args);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let o = c.output().expect("bash runs the script");
+        assert!(!o.status.success());
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    let out = scratch("study-errors");
+    let dir = out.to_str().expect("utf-8");
+    let e = run(&[("BBSIM", "/nonexistent/bbsim")], &[dir]);
+    assert!(
+        e.contains("BBSIM=/nonexistent/bbsim is not an executable"),
+        "{e}"
+    );
+    let bin = env!("CARGO_BIN_EXE_bbsim");
+    let e = run(&[("BBSIM", bin), ("STUDY_SCALE", "tiny")], &[dir]);
+    assert!(
+        e.contains("STUDY_SCALE=tiny: expected full or smoke"),
+        "{e}"
+    );
+    let e = run(&[("BBSIM", bin), ("STUDY_MIXES", "gtc-lammps")], &[dir]);
+    assert!(e.contains("no mix scenarios/study/gtc-lammps.toml"), "{e}");
+    let e = run(&[("BBSIM", bin)], &[]);
+    assert!(
+        e.contains("usage: scripts/reproduce-study.sh OUTPUT_DIR"),
+        "{e}"
+    );
+    assert!(
+        !out.exists(),
+        "nothing is written when the arguments are wrong"
+    );
+}

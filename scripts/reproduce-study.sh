@@ -1,0 +1,327 @@
+#!/usr/bin/env bash
+# Reproduce the burst-buffer placement study (docs/study.md) end to end with bbsim.
+#
+# Usage: scripts/reproduce-study.sh OUTPUT_DIR
+#
+# Runs the study's matrix with `bbsim sweep` and draws its figures:
+#   3 systems     summit, summit-tapered, edison   (scenarios/<system>-<placement>.toml)
+#   3 placements  node-local, grouped, global
+#   11 mixes      Table III (scenarios/study/<mix>.toml): each application alone, and with
+#                 IOR or another application co-scheduled
+#   3 overheads   per-operation device overhead 0, 20 (fat-trees) or 25 us (dragonfly), 45 us
+# = 297 runs. For each system, placement and mix the script builds one scenario (the system
+# file's machine above the mix file's [[jobs]]) and sweeps burst_buffer.ssd.op_overhead over it.
+# In mixes with IOR, the IOR job is given the free nodes nearest to the application's
+# (fragmented) nodes through an allocation file, so that it runs next to the application.
+#
+# Scale (environment variable STUDY_SCALE):
+#   full   (default) the study's rank counts and bytes per rank (scenarios/study/*.toml as
+#          written: GTC 7,680 ranks x 669.41 MB, ..., IOR 768 x 1 GiB) on the full machines.
+#          About 39 TB written per system, placement and overhead: a long run (docs/study.md).
+#   smoke  every application 48 ranks x 4 MB, IOR 12 ranks x 4 MiB; the Edison-like machine
+#          shrunk to 3 groups (1,024 compute nodes; 128 BB servers for grouped and global,
+#          keeping the aggregate BB bandwidth of the three placements equal); the fat-trees
+#          stay full size. The whole matrix, figures included, in about a minute on 2 cores.
+#          It checks the pipeline, not the study's numbers.
+#
+# Other environment variables:
+#   BBSIM=path                 the bbsim binary (default: `bbsim` on PATH, then
+#                              $CARGO_TARGET_DIR/release/bbsim, then target/release/bbsim)
+#   STUDY_JOBS=N               runs at the same time within a sweep (default 1)
+#   STUDY_PACKET_SIZE=size     network packet size (default 64KiB, docs/study.md)
+#   STUDY_SYSTEMS, STUDY_PLACEMENTS, STUDY_MIXES   space-separated subsets of the above
+#   STUDY_OVERHEADS_FATTREE, STUDY_OVERHEADS_DRAGONFLY   comma-separated overheads
+#                              (defaults 0us,20us,45us and 0us,25us,45us)
+#   STUDY_TIMELINE_WINDOW=s    the timeline figures show the I/O that starts within this many
+#                              seconds of a run's first I/O (default 100: the first I/O phase
+#                              of every application; S3D and HACC compute 300 and 600 s
+#                              between their phases)
+#   STUDY_KEEP_TIMELINES=0|1   keep every run's timeline.csv (default: 1 for smoke; 0 for
+#                              full, where they add up to tens of GB: each is deleted once the
+#                              timeline figure has been drawn)
+#
+# Output (under OUTPUT_DIR, which must not exist or be empty):
+#   sweep.csv                  one row per run: system, placement, mix, then bbsim's sweep.csv
+#                              columns with job0..job2 (mixes with fewer jobs leave them empty)
+#   jobs.csv                   one row per run and job: system, placement, mix, op_overhead,
+#                              job, setting (alone / with ...), I/O phase, time in I/O, hops
+#   figures/hops.svg           (a) average I/O hops per application, topology and placement
+#   figures/timelines/<mix>-<system>-<placement>.svg
+#                              (b) each rank's I/O over time in the first I/O phase (middle
+#                              overhead)
+#   figures/io-phase-<app>-<system>.svg
+#                              (c) each application's I/O phase alone and co-scheduled: the
+#                              slowest rank's time in I/O (for GTC and LAMMPS, whose ranks all
+#                              write in one phase, the I/O phase length; for S3D and HACC the
+#                              sum over their phases, where io_phase_s would also count the
+#                              computation between the phases)
+#   scenarios/                 the composed scenarios and allocation files
+#   runs/<system>-<placement>-<mix>/   each sweep's run directories and sweep.csv
+#   timing.txt                 wall time of the whole script
+set -eu
+
+die() {
+    echo "reproduce-study.sh: $*" >&2
+    exit 1
+}
+
+[ $# -eq 1 ] || die "usage: scripts/reproduce-study.sh OUTPUT_DIR (STUDY_SCALE=smoke for a quick run)"
+OUT=$1
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+
+if [ -n "${BBSIM:-}" ]; then
+    [ -x "$BBSIM" ] || command -v "$BBSIM" >/dev/null 2>&1 ||
+        die "BBSIM=$BBSIM is not an executable"
+elif command -v bbsim >/dev/null 2>&1; then
+    BBSIM=bbsim
+elif [ -n "${CARGO_TARGET_DIR:-}" ] && [ -x "$CARGO_TARGET_DIR/release/bbsim" ]; then
+    BBSIM=$CARGO_TARGET_DIR/release/bbsim
+elif [ -x "$ROOT/target/release/bbsim" ]; then
+    BBSIM=$ROOT/target/release/bbsim
+else
+    die "bbsim not found: build it (cargo build --release -p bbsim) and put it on PATH, or set BBSIM=/path/to/bbsim"
+fi
+
+SCALE=${STUDY_SCALE:-full}
+case $SCALE in
+full | smoke) ;;
+*) die "STUDY_SCALE=$SCALE: expected full or smoke" ;;
+esac
+
+SYSTEMS=${STUDY_SYSTEMS:-summit summit-tapered edison}
+PLACEMENTS=${STUDY_PLACEMENTS:-node-local grouped global}
+MIXES=${STUDY_MIXES:-gtc gtc-ior gtc-s3d gtc-s3d-hacc hacc hacc-ior lammps lammps-ior s3d s3d-ior s3d-lammps}
+OVH_FATTREE=${STUDY_OVERHEADS_FATTREE:-0us,20us,45us}
+OVH_DRAGONFLY=${STUDY_OVERHEADS_DRAGONFLY:-0us,25us,45us}
+PACKET=${STUDY_PACKET_SIZE:-64KiB}
+JOBS=${STUDY_JOBS:-1}
+WINDOW=${STUDY_TIMELINE_WINDOW:-100}
+if [ "$SCALE" = smoke ]; then
+    KEEP=${STUDY_KEEP_TIMELINES:-1}
+    UNIT=ms UNIT_SCALE=1000 # smoke-scale I/O takes milliseconds
+else
+    KEEP=${STUDY_KEEP_TIMELINES:-0}
+    UNIT=s UNIT_SCALE=1
+fi
+
+for s in $SYSTEMS; do for p in $PLACEMENTS; do
+    [ -f "$ROOT/scenarios/$s-$p.toml" ] || die "no system scenario scenarios/$s-$p.toml (STUDY_SYSTEMS / STUDY_PLACEMENTS)"
+done; done
+for m in $MIXES; do
+    [ -f "$ROOT/scenarios/study/$m.toml" ] || die "no mix scenarios/study/$m.toml (STUDY_MIXES)"
+done
+
+if [ -e "$OUT" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
+    die "$OUT exists and is not empty; give a new output directory"
+fi
+mkdir -p "$OUT/scenarios" "$OUT/runs" "$OUT/figures/timelines"
+OUT=$(cd "$OUT" && pwd)
+START=$(date +%s)
+echo "bbsim: $("$BBSIM" --version); scale: $SCALE; output: $OUT"
+
+# Per-job lines "index source" of a mix file, in job order.
+jobs_of() {
+    awk '/^\[\[jobs\]\]/ { n++ } n > 0 && /^source[ ]*=/ { s = $0; sub(/^[^=]*=[ ]*"/, "", s); sub(/".*$/, "", s); print n - 1, s }' "$1"
+}
+
+# Overrides shared by every run of a system at this scale (the Edison-like machine shrinks in
+# smoke mode; its global placement then has 128 servers on the 32 free routers).
+system_sets() { # system placement
+    SETS=(--set "simulation.packet_size=$PACKET")
+    if [ "$SCALE" = smoke ] && [ "$1" = edison ]; then
+        SETS+=(--set network.groups=3 --set network.nodes=1024)
+        [ "$2" = global ] && SETS+=(--set burst_buffer.servers=128)
+    fi
+    return 0
+}
+
+# Smoke-scale workload overrides for the jobs of mix file $1 (appended to SETS).
+smoke_sets() {
+    [ "$SCALE" = smoke ] || return 0
+    while read -r j src; do
+        case $src in
+        ior) SETS+=(--set "jobs.$j.ranks=12" --set "jobs.$j.block_size=4MiB") ;;
+        preset) SETS+=(--set "jobs.$j.ranks=48" --set "jobs.$j.bytes_per_rank=4MB") ;;
+        *) die "$1: job $j has source $src; the study's mixes use preset and ior jobs" ;;
+        esac
+    done <<EOF
+$(jobs_of "$1")
+EOF
+}
+
+compose() { # system placement mix -> path of the composed scenario
+    local f="$OUT/scenarios/$1-$2-$3.toml"
+    {
+        echo "# Composed by scripts/reproduce-study.sh: the machine of scenarios/$1-$2.toml"
+        echo "# with the jobs of scenarios/study/$3.toml."
+        sed -e '/^\[\[jobs\]\]/,$d' -e "s/^name = .*/name = \"study-$3-$1-$2\"/" "$ROOT/scenarios/$1-$2.toml"
+        sed -n '/^\[\[jobs\]\]/,$p' "$ROOT/scenarios/study/$3.toml"
+    } >"$f"
+    echo "$f"
+}
+
+# Allocation file placing IOR next to the application(s): the applications keep their
+# fragmented nodes (read back from a cheap node-local probe run with 1-byte writes), and IOR
+# gets the free nodes closest in node id to an application node (ids are consecutive along
+# edge switches on the fat-trees and along routers and groups on the dragonfly).
+ior_allocation() { # system mix -> path of the allocation file
+    local sys=$1 mix=$2 probe alloc nodes ior_job ior_ranks
+    probe=$(compose "$sys" node-local "$mix")
+    alloc="$OUT/scenarios/$sys-$mix.alloc"
+    system_sets "$sys" node-local
+    smoke_sets "$ROOT/scenarios/study/$mix.toml"
+    while read -r j src; do
+        case $src in
+        ior) SETS+=(--set "jobs.$j.block_size=1MiB") ;;
+        preset) SETS+=(--set "jobs.$j.bytes_per_rank=1") ;;
+        esac
+        case $mix in lammps*) [ "$src" = preset ] && SETS+=(--set "jobs.$j.files_per_rank=1") ;; esac
+    done <<EOF
+$(jobs_of "$ROOT/scenarios/study/$mix.toml")
+EOF
+    "$BBSIM" run "$probe" --quiet --out "$OUT/scenarios/probe-$sys-$mix" "${SETS[@]}" \
+        --set outputs.timeline=false --set outputs.plots=false >/dev/null ||
+        die "the allocation probe of $mix on $sys failed (command: $BBSIM run $probe ${SETS[*]})"
+    nodes=$("$BBSIM" validate "$probe" --json "${SETS[@]}" | sed -n 's/.*"compute_nodes": *\([0-9]*\).*/\1/p')
+    [ -n "$nodes" ] || die "cannot read compute_nodes from bbsim validate --json $probe"
+    ior_job=$(jobs_of "$ROOT/scenarios/study/$mix.toml" | awk '$2 == "ior" { print $1 }')
+    ior_ranks=$(awk -F, 'NR > 1 && $1 == "ior"' "$OUT/scenarios/probe-$sys-$mix/ranks.csv" | wc -l)
+    # The applications' nodes, one line per job in job order, then "distance node" for every
+    # free node; IOR takes the nearest (ties: lowest id).
+    awk -F, -v total="$nodes" -v ior_job="$ior_job" -v dist="$alloc.dist" '
+        NR > 1 && $1 != "ior" {
+            if (!($1 in job)) { job[$1] = nj++ }
+            if (!(($1, $3) in seen)) { seen[$1, $3] = 1; line[job[$1]] = line[job[$1]] (line[job[$1]] == "" ? "" : " ") $3 }
+            busy[$3] = 1
+        }
+        END {
+            if (nj != ior_job) { print "expected the applications before IOR" > "/dev/stderr"; exit 1 }
+            last = -1e9
+            for (n = 0; n < total; n++) { if (n in busy) last = n; d[n] = n - last }
+            last = 1e9
+            for (n = total - 1; n >= 0; n--) { if (n in busy) last = n; if (last - n < d[n]) d[n] = last - n }
+            for (j = 0; j < nj; j++) print line[j]
+            for (n = 0; n < total; n++) if (!(n in busy)) print d[n], n > dist
+        }' "$OUT/scenarios/probe-$sys-$mix/ranks.csv" >"$alloc" ||
+        die "could not build the allocation file for $mix on $sys"
+    sort -n -k1,1 -k2,2 "$alloc.dist" | head -n $(((ior_ranks + 5) / 6)) | cut -d' ' -f2 | sort -n |
+        tr '\n' ' ' | sed 's/ $//' >>"$alloc"
+    echo >>"$alloc"
+    rm -f "$alloc.dist"
+    rm -rf "$OUT/scenarios/probe-$sys-$mix"
+    echo "$alloc"
+}
+
+FAILED=""
+SWEEPS=0
+for sys in $SYSTEMS; do
+    case $sys in edison*) OVH=$OVH_DRAGONFLY ;; *) OVH=$OVH_FATTREE ;; esac
+    MID=$(echo "$OVH" | awk -F, '{ print (NF >= 2 ? $2 : $1) }')
+    for mix in $MIXES; do
+        MIXFILE=$ROOT/scenarios/study/$mix.toml
+        ALLOC=""
+        if jobs_of "$MIXFILE" | grep -q ' ior$'; then
+            ALLOC=$(ior_allocation "$sys" "$mix")
+        fi
+        for pl in $PLACEMENTS; do
+            scn=$(compose "$sys" "$pl" "$mix")
+            system_sets "$sys" "$pl"
+            smoke_sets "$MIXFILE"
+            if [ -n "$ALLOC" ]; then
+                while read -r j _; do
+                    SETS+=(--set "jobs.$j.allocation=file" --set "jobs.$j.allocation_file=$ALLOC")
+                done <<EOF
+$(jobs_of "$MIXFILE")
+EOF
+            fi
+            dir="$OUT/runs/$sys-$pl-$mix"
+            t0=$(date +%s)
+            SWEEPS=$((SWEEPS + 1))
+            if ! "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir" \
+                --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" >"$dir.log" 2>&1; then
+                FAILED="$FAILED $sys-$pl-$mix"
+                echo "FAILED $sys $pl $mix (see $dir.log):" >&2
+                tail -n 5 "$dir.log" >&2
+                continue
+            fi
+            run=$(ls -d "$dir"/run-*_op_overhead="$MID" 2>/dev/null | head -n 1)
+            if [ -n "$run" ]; then
+                title="$(echo "$mix" | tr 'a-z-' 'A-Z+'), $sys, $pl, $MID/op"
+                "$BBSIM" plot timeline "$run" --title "$title" --window "$WINDOW" \
+                    --out "$OUT/figures/timelines/$mix-$sys-$pl.svg" >/dev/null ||
+                    die "drawing the timeline of $run failed"
+            fi
+            [ "$KEEP" = 1 ] || rm -f "$dir"/run-*/timeline.csv
+            echo "$sys $pl $mix: $(($(date +%s) - t0)) s"
+        done
+    done
+done
+
+# One sweep.csv for the whole matrix, every row with job0..job2 columns; the mixes of one
+# application alone come first, so that figures list "alone" before the co-scheduled runs.
+ORDERED="$(for m in $MIXES; do case $m in *-*) ;; *) echo "$m" ;; esac; done)
+$(for m in $MIXES; do case $m in *-*) echo "$m" ;; esac; done)"
+first=1
+for sys in $SYSTEMS; do for mix in $ORDERED; do for pl in $PLACEMENTS; do
+    f="$OUT/runs/$sys-$pl-$mix/sweep.csv"
+    [ -f "$f" ] || continue
+    awk -v sys="$sys" -v pl="$pl" -v mix="$mix" -v first=$first -F, '
+        NR == 1 {
+            p = 0; k = 0; jobs = 0
+            for (i = 1; i <= NF; i++) if ($i == "job0_name") p = i
+            if (p) { for (i = p; i <= NF && $i ~ /^job0_/; i++) k++; jobs = (NF - p + 1) / k }
+            if (!p) { k = 7 }
+            pad = ""
+            for (i = 0; i < (3 - jobs) * k; i++) pad = pad ","
+            if (first) {
+                h = "system,placement,mix"
+                for (i = 1; i < (p ? p : NF + 1); i++) h = h "," ($i == "burst_buffer.ssd.op_overhead" ? "op_overhead" : $i)
+                for (j = 0; j < 3; j++) for (i = 0; i < k; i++) {
+                    c = (p ? $(p + i) : "job0_x"); sub(/^job0_/, "job" j "_", c); h = h "," c
+                }
+                print h
+            }
+            next
+        }
+        { print sys "," pl "," mix "," $0 pad }' "$f" >>"$OUT/sweep.csv"
+    first=0
+done; done; done
+[ -f "$OUT/sweep.csv" ] || die "no sweep finished; see $OUT/runs/*.log"
+
+# One row per run and job (ok runs only), for the figures.
+awk -F, '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print "system,placement,mix,op_overhead,job,setting,io_phase_s,time_in_io_mean_s,time_in_io_max_s,bandwidth_Bps,avg_hops,nonminimal_fraction"; next }
+    $col["status"] != "ok" { next }
+    {
+        for (j = 0; j < 3; j++) {
+            name = $col["job" j "_name"]; if (name == "") continue
+            others = ""
+            for (o = 0; o < 3; o++) if (o != j && $col["job" o "_name"] != "") others = others (others == "" ? "" : "+") $col["job" o "_name"]
+            setting = (others == "" ? "alone" : "with " others)
+            printf "%s,%s,%s,%s,%s,%s", $1, $2, $3, $col["op_overhead"], name, setting
+            split("io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction", m, " ")
+            for (i = 1; i <= 6; i++) printf ",%s", $col["job" j "_" m[i]]
+            printf "\n"
+        }
+    }' "$OUT/sweep.csv" >"$OUT/jobs.csv"
+
+"$BBSIM" plot bars "$OUT/jobs.csv" --value avg_hops --label job,system,placement \
+    --title "Average I/O hops per application, topology and placement (mean over mixes and overheads)" \
+    --unit hops --out "$OUT/figures/hops.svg" >/dev/null || die "drawing figures/hops.svg failed"
+for app in gtc hacc lammps s3d; do
+    for sys in $SYSTEMS; do
+        grep -q "^$sys,[^,]*,[^,]*,[^,]*,$app," "$OUT/jobs.csv" || continue
+        "$BBSIM" plot bars "$OUT/jobs.csv" --value time_in_io_max_s --label setting,placement,op_overhead \
+            --where "job=$app" --where "system=$sys" \
+            --title "$(echo "$app" | tr a-z A-Z) on $sys: slowest rank's time in I/O, alone and co-scheduled" \
+            --unit "$UNIT" --scale "$UNIT_SCALE" --out "$OUT/figures/io-phase-$app-$sys.svg" >/dev/null ||
+            die "drawing figures/io-phase-$app-$sys.svg failed"
+    done
+done
+
+ELAPSED=$(($(date +%s) - START))
+RUNS=$(($(wc -l <"$OUT/sweep.csv") - 1))
+echo "scale $SCALE: $SWEEPS sweeps, $RUNS runs, $ELAPSED s wall ($(date -u +%Y-%m-%dT%H:%M:%SZ), $("$BBSIM" --version))" >"$OUT/timing.txt"
+cat "$OUT/timing.txt"
+echo "figures in $OUT/figures, results in $OUT/sweep.csv and $OUT/jobs.csv"
+[ -z "$FAILED" ] || die "failed sweeps:$FAILED"
