@@ -42,7 +42,19 @@ enum Command {
     Phold(phold_cmd::PholdArgs),
 }
 
+/// Lets a closed output pipe end the process quietly (as `head` expects), instead of the
+/// Rust runtime's default of ignoring SIGPIPE, which makes the next `println!` panic.
+fn default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to SIG_DFL at start-up, before any thread is
+    // spawned, has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run_cmd::run(&args),
