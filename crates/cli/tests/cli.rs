@@ -444,6 +444,15 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
         ),
         (
             data("tiny-fattree.toml"),
+            vec!["--set", "burst_buffer.ssd_model=pooled"],
+            vec![
+                "`burst_buffer.ssd_model`",
+                "unknown value `pooled`",
+                "`per-ssd`, `array`",
+            ],
+        ),
+        (
+            data("tiny-fattree.toml"),
             vec!["--set", "cost.years=-1"],
             vec!["`cost.years`", ">= 0"],
         ),

@@ -586,6 +586,7 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
                 ssds: bb.ssds_per_server,
                 unit: bb.stripe_size.0,
                 chunk_units: ssd_chunk_units(s, map)?,
+                ssd_model: bb.ssd_model,
                 threads: bb.request_threads,
                 request_overhead: bb.request_overhead.0,
                 staging: (bb.staging_buffer.0 > 0).then_some(StagingConfig {

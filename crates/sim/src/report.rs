@@ -188,13 +188,17 @@ pub fn render(
             .iter()
             .map(|l| (format!("links: {}", l.class), l.utilisation * 100.0))
             .collect();
-        for kind in ["bb-server", "node-local"] {
+        for (kind, what) in [
+            ("bb-server", "bb-server SSDs"),
+            ("bb-array", "bb-server SSD arrays"),
+            ("node-local", "node-local SSDs"),
+        ] {
             let ds: Vec<&DeviceRow> = r.devices.iter().filter(|d| d.kind == kind).collect();
             if !ds.is_empty() {
                 let mean = ds.iter().map(|d| d.utilisation).sum::<f64>() / ds.len() as f64;
                 let max = ds.iter().map(|d| d.utilisation).fold(0.0, f64::max);
-                util.push((format!("{kind} SSDs (mean)"), mean * 100.0));
-                util.push((format!("{kind} SSDs (busiest)"), max * 100.0));
+                util.push((format!("{what} (mean)"), mean * 100.0));
+                util.push((format!("{what} (busiest)"), max * 100.0));
             }
         }
         svgs.push((

@@ -153,11 +153,13 @@ pub struct ReservationRow {
 /// Per-device results (one SSD).
 #[derive(Clone, Debug, Serialize)]
 pub struct DeviceRow {
-    /// `bb-server` or `node-local`.
+    /// `bb-server` (one SSD of a BB server), `bb-array` (all SSDs of a BB server simulated as
+    /// one device, `burst_buffer.ssd_model = "array"`: bytes and capacity of the whole server,
+    /// busy while any request is in it) or `node-local`.
     pub kind: &'static str,
     /// BB server index or compute node id.
     pub host: u32,
-    /// SSD index within the host.
+    /// SSD index within the host (0 for a `bb-array`).
     pub ssd: u16,
     /// Host bytes written.
     pub host_bytes_written: u64,
@@ -418,8 +420,13 @@ pub fn reduce(
                 bb.spilled += ledger.spilled;
                 let mut util = 0.0;
                 let ssds = b.server.ssds();
+                // An array model reports its SSDs as one device (`bb-array`).
+                let kind = match b.server.config().ssd_model {
+                    bbsim_storage::SsdModel::PerSsd => "bb-server",
+                    bbsim_storage::SsdModel::Array => "bb-array",
+                };
                 for (d, ssd) in ssds.iter().enumerate() {
-                    let row = device_row("bb-server", bb_index, d as u16, ssd, sim_end);
+                    let row = device_row(kind, bb_index, d as u16, ssd, sim_end);
                     util += row.utilisation;
                     devices.push(row);
                 }

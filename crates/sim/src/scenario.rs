@@ -274,6 +274,12 @@ pub struct BurstBufferSection {
     /// round robin of units). Each unit is still one SSD operation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ssd_chunk: Option<Bytes>,
+    /// How a BB server's SSDs are simulated: `"per-ssd"` (default: each SSD its own device,
+    /// units round robin over them) or `"array"` (the server's SSDs as one device with
+    /// `ssds_per_server` times the channels, bandwidths and capacity; one device request per
+    /// server request, still one operation per stripe unit; no FTL, no `ssd_chunk`).
+    #[serde(default, skip_serializing_if = "bbsim_storage::SsdModel::is_per_ssd")]
+    pub ssd_model: bbsim_storage::SsdModel,
     /// Request threads per BB server.
     #[serde(default = "default_threads")]
     pub request_threads: u32,
@@ -363,6 +369,7 @@ impl Default for BurstBufferSection {
             stripe_count: default_stripe_count(),
             stripe_size: default_stripe_size(),
             ssd_chunk: None,
+            ssd_model: bbsim_storage::SsdModel::PerSsd,
             request_threads: default_threads(),
             request_overhead: Duration(0),
             staging_buffer: Bytes(0),

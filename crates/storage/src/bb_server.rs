@@ -20,6 +20,12 @@
 //! (one `op_overhead` each, the same transfer time, FTL writes and statistics as separate
 //! requests) but served atomically, with one completion. [`BbServer::set_batching`] turns this
 //! off (one device request per piece), as a reference for comparisons.
+//!
+//! Device model ([`SsdModel`]): `PerSsd` (the default) simulates each of the `ssds` SSDs as
+//! its own [`Ssd`] with the layout above. `Array` simulates the server's SSDs as one device
+//! with `ssds` times the channels, read and write bandwidth and capacity
+//! ([`BbServerConfig::device_config`]): every unit lives on that device, so a request's pieces
+//! form one device request charged one operation per stripe unit.
 
 use crate::capacity::{CapacityLedger, FullPolicy};
 use crate::drain::{DrainConfig, DrainPolicy, Pacer};
@@ -27,7 +33,7 @@ use crate::error::{positive, ConfigError};
 use crate::event::StorageEvent;
 use crate::intervals::Intervals;
 use crate::request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, RequestKind, StorageMsg};
-use crate::ssd::{Ssd, SsdBatch, SsdCompletion, SsdConfig, SsdPiece, SsdRequest};
+use crate::ssd::{SizeBin, Ssd, SsdBatch, SsdCompletion, SsdConfig, SsdPiece, SsdRequest};
 use crate::units::transfer_ps;
 use bbsim_engine::{Ctx, Time};
 use serde::{Deserialize, Serialize};
@@ -40,6 +46,29 @@ pub struct StagingConfig {
     pub capacity: u64,
     /// Copy bandwidth into the buffer (bytes/s).
     pub bandwidth: u64,
+}
+
+/// How a BB server's SSDs are simulated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SsdModel {
+    /// Each SSD is its own device; units are laid out over them in chunks round robin
+    /// (the reference model).
+    #[default]
+    PerSsd,
+    /// The server's `ssds` SSDs are one device with `ssds` times the channels, bandwidths and
+    /// capacity ([`BbServerConfig::device_config`]); a request's pieces are one device request
+    /// of one operation per stripe unit. Pools the SSDs' service slots and bandwidth (more
+    /// work-conserving than separate queues) for one device request per server request.
+    /// Without an FTL and with `chunk_units = 1` only.
+    Array,
+}
+
+impl SsdModel {
+    /// Whether this is the default per-SSD model.
+    pub fn is_per_ssd(&self) -> bool {
+        *self == SsdModel::PerSsd
+    }
 }
 
 /// BB server parameters. Sizes in bytes, bandwidths in bytes/s, times in ps.
@@ -57,6 +86,9 @@ pub struct BbServerConfig {
     /// units; more puts a request's consecutive units on one SSD, where they form one batched
     /// device request (still one operation per unit).
     pub chunk_units: u32,
+    /// How the SSDs are simulated: each on its own, or as one array device.
+    #[serde(default, skip_serializing_if = "SsdModel::is_per_ssd")]
+    pub ssd_model: SsdModel,
     /// Request threads: requests processed at once; others wait FIFO.
     pub threads: u32,
     /// Software time per request on its thread before the SSDs see it (ps).
@@ -76,6 +108,7 @@ impl Default for BbServerConfig {
             ssds: 4,
             unit: 1 << 20,
             chunk_units: 1,
+            ssd_model: SsdModel::PerSsd,
             threads: 16,
             request_overhead: 0,
             staging: None,
@@ -110,6 +143,30 @@ impl BbServerConfig {
                 "a chunk (chunk_units x unit) must not exceed ssd.capacity",
             ));
         }
+        if self.ssd_model == SsdModel::Array {
+            if self.ssd.ftl.is_some() {
+                return Err(ConfigError::new(
+                    "ssd_model",
+                    "\"array\" has no FTL: one FTL over the pooled capacity would clean across \
+                     drives, which N separate drives do not; use ssd_model = \"per-ssd\" or \
+                     disable the FTL",
+                ));
+            }
+            if self.chunk_units != 1 {
+                return Err(ConfigError::new(
+                    "chunk_units",
+                    "must be one stripe unit (chunk_units = 1) with ssd_model = \"array\": \
+                     the array has no per-SSD layout",
+                ));
+            }
+            let units = (self.ssd.capacity / self.unit).saturating_mul(u64::from(self.ssds));
+            if units > u64::from(u32::MAX) {
+                return Err(ConfigError::new(
+                    "unit",
+                    "too small: more than 2^32 units per SSD array (ssd_model = \"array\")",
+                ));
+            }
+        }
         positive("threads", u64::from(self.threads))?;
         if let Some(s) = &self.staging {
             positive("staging.capacity", s.capacity)?;
@@ -128,6 +185,45 @@ impl BbServerConfig {
     /// Capacity of the server (bytes): whole units on every SSD.
     pub fn capacity(&self) -> u64 {
         (self.ssd.capacity / self.unit.max(1)) * self.unit * u64::from(self.ssds)
+    }
+
+    /// Devices the server simulates: `ssds` per SSD, 1 as an array.
+    pub fn devices(&self) -> u32 {
+        match self.ssd_model {
+            SsdModel::PerSsd => self.ssds,
+            SsdModel::Array => 1,
+        }
+    }
+
+    /// The configuration of each simulated device: `ssd` per SSD; as an array, `ssd` with
+    /// `ssds` times the capacity (bytes), read and write bandwidth (bytes/s, size bins
+    /// included) and channels, the same `op_overhead` and `access_latency` (ps), no FTL.
+    pub fn device_config(&self) -> SsdConfig {
+        match self.ssd_model {
+            SsdModel::PerSsd => self.ssd.clone(),
+            SsdModel::Array => {
+                let n = self.ssds.max(1);
+                let m = u64::from(n);
+                SsdConfig {
+                    capacity: self.ssd.capacity.saturating_mul(m),
+                    read_bandwidth: self.ssd.read_bandwidth.saturating_mul(m),
+                    write_bandwidth: self.ssd.write_bandwidth.saturating_mul(m),
+                    channels: self.ssd.channels.saturating_mul(n),
+                    size_bins: self
+                        .ssd
+                        .size_bins
+                        .iter()
+                        .map(|b| SizeBin {
+                            max_size: b.max_size,
+                            read_bandwidth: b.read_bandwidth.saturating_mul(m),
+                            write_bandwidth: b.write_bandwidth.saturating_mul(m),
+                        })
+                        .collect(),
+                    ftl: None,
+                    ..self.ssd.clone()
+                }
+            }
+        }
     }
 }
 
@@ -371,12 +467,15 @@ impl BbServer {
                 "needs at least one PFS I/O node",
             ));
         }
-        let ssds = (0..cfg.ssds)
-            .map(|d| Ssd::new(d as u16, cfg.ssd.clone()).map_err(|e| e.within("ssd")))
+        let devices = cfg.devices();
+        let dev_cfg = cfg.device_config();
+        let ssds = (0..devices)
+            .map(|d| Ssd::new(d as u16, dev_cfg.clone()).map_err(|e| e.within("ssd")))
             .collect::<Result<Vec<_>, _>>()?;
-        let per = (cfg.ssd.capacity / cfg.unit) as u32;
-        let cfg_ssds = cfg.ssds;
-        let lbas = (0..cfg.ssds)
+        // Whole units of every SSD: an array holds the units of its SSDs.
+        let per_ssd = cfg.ssd.capacity / cfg.unit;
+        let per = (per_ssd * u64::from(cfg.ssds / devices)) as u32;
+        let lbas = (0..devices)
             .map(|_| LbaAlloc {
                 fresh: 0,
                 limit: per,
@@ -410,9 +509,9 @@ impl BbServer {
             pacer: Pacer::default(),
             counters: BbLedger::default(),
             done: Vec::new(),
-            free_units: u64::from(per) * u64::from(cfg_ssds),
+            free_units: u64::from(per) * u64::from(devices),
             batching: true,
-            group_of: vec![NO_GROUP; cfg_ssds as usize],
+            group_of: vec![NO_GROUP; devices as usize],
         })
     }
 
@@ -439,7 +538,8 @@ impl BbServer {
         self.batching
     }
 
-    /// The SSDs, for statistics.
+    /// The simulated devices, for statistics: the SSDs, or the one array device with
+    /// [`SsdModel::Array`].
     pub fn ssds(&self) -> &[Ssd] {
         &self.ssds
     }
@@ -568,10 +668,11 @@ impl BbServer {
     }
 
     /// The SSD that unit `idx` of `file` belongs on: chunks of `chunk_units` units round robin
-    /// over the SSDs, starting at SSD `file mod ssds`.
+    /// over the SSDs, starting at SSD `file mod ssds` (always the one array device with
+    /// [`SsdModel::Array`]).
     fn home_ssd(&self, file: u64, idx: u64) -> usize {
         let chunk = idx / u64::from(self.cfg.chunk_units.max(1));
-        (file.wrapping_add(chunk) % u64::from(self.cfg.ssds)) as usize
+        (file.wrapping_add(chunk) % self.ssds.len().max(1) as u64) as usize
     }
 
     /// The unit pieces of `[offset, offset + len)`: (unit index, offset in unit, length).
@@ -702,7 +803,7 @@ impl BbServer {
             }
             _ => false,
         };
-        let n = self.cfg.ssds as u64;
+        let n = self.ssds.len() as u64;
         let mut count = 0;
         let mut groups = Vec::new();
         for (idx, off, len) in self.pieces(req.offset, req.len) {

@@ -31,7 +31,9 @@ pub mod standalone;
 pub mod stats;
 pub mod units;
 
-pub use bb_server::{BbAction, BbEvent, BbLedger, BbServer, BbServerConfig, StagingConfig};
+pub use bb_server::{
+    BbAction, BbEvent, BbLedger, BbServer, BbServerConfig, SsdModel, StagingConfig,
+};
 pub use capacity::{CapacityLedger, FullPolicy};
 pub use drain::{DrainConfig, DrainPolicy};
 pub use error::ConfigError;

@@ -611,6 +611,7 @@ pub fn absorb_scenario(clients: usize, per_client: u64, size: u64) -> Scenario {
         ssds: 6,
         unit: 1 << 20,
         chunk_units: 1,
+        ssd_model: crate::bb_server::SsdModel::PerSsd,
         threads: 64,
         request_overhead: 0,
         staging: None,

@@ -12,15 +12,11 @@ mod common;
 use bbsim_engine::time::US;
 use bbsim_engine::{run_with_threads, LpId, RunStats, SimConfig, Simulation};
 use bbsim_storage::capacity::FullPolicy;
-use bbsim_storage::drain::{DrainConfig, DrainPolicy};
-use bbsim_storage::pfs::PfsConfig;
-use bbsim_storage::placement::StripeSpec;
-use bbsim_storage::ssd::{FtlConfig, FtlCounters, Precondition, SsdConfig};
-use bbsim_storage::standalone::{
-    ClientOp, ClientSpec, Conservation, HarnessEvent, HarnessLp, Scenario, Target,
-};
+use bbsim_storage::drain::DrainPolicy;
+use bbsim_storage::ssd::{FtlConfig, FtlCounters, Precondition};
+use bbsim_storage::standalone::{ClientOp, Conservation, HarnessEvent, HarnessLp, Scenario};
 use bbsim_storage::units::{transfer_ps, KIB};
-use bbsim_storage::{BbLedger, BbServer, BbServerConfig, DeviceStats, IoOp, StagingConfig};
+use bbsim_storage::{BbServerConfig, DeviceStats, IoOp, StagingConfig};
 use common::*;
 
 const UNIT: u64 = 128 * KIB;
@@ -29,30 +25,7 @@ const READ_BW: u64 = 2_278_000_000;
 const OVERHEAD: u64 = 20 * US;
 
 fn bb(ssds: u32, channels: u32) -> BbServerConfig {
-    BbServerConfig {
-        ssd: SsdConfig {
-            capacity: 1 << 36,
-            read_bandwidth: READ_BW,
-            write_bandwidth: WRITE_BW,
-            op_overhead: OVERHEAD,
-            access_latency: 0,
-            channels,
-            ..SsdConfig::default()
-        },
-        ssds,
-        unit: UNIT,
-        chunk_units: 1,
-        threads: 4096,
-        request_overhead: 0,
-        staging: None,
-        full_policy: FullPolicy::Stall,
-        drain: DrainConfig {
-            policy: DrainPolicy::Never,
-            bandwidth: 4_000_000_000,
-            max_outstanding: 4,
-            evict: true,
-        },
-    }
+    bb_config(ssds, channels, READ_BW, WRITE_BW, OVERHEAD)
 }
 
 /// An FTL of 16 KiB pages in steady state (one pass of random overwrites), so that writes
@@ -68,46 +41,6 @@ fn steady_ftl(pages_per_block: u32, spare_factor: f64, seed: u64) -> FtlConfig {
             seed,
         },
         ..FtlConfig::default()
-    }
-}
-
-fn pfs() -> PfsConfig {
-    PfsConfig {
-        servers: 4,
-        server_bandwidth: 4_000_000_000,
-        aggregate_bandwidth: 16_000_000_000,
-        request_latency: 10 * US,
-        stripe_size: UNIT,
-        stripe_count: 1,
-        forward_latency: US,
-    }
-}
-
-fn target(count: u32, stripe: u64) -> Target {
-    Target::Bb(StripeSpec {
-        stripe_count: count,
-        stripe_size: stripe,
-    })
-}
-
-fn client(ops: Vec<ClientOp>, depth: u32, target: Target, alloc: u32) -> ClientSpec {
-    ClientSpec {
-        ops,
-        depth,
-        target,
-        alloc,
-        stream: alloc,
-        start: 0,
-    }
-}
-
-fn scenario(bb: BbServerConfig, servers: usize, clients: Vec<ClientSpec>) -> Scenario {
-    Scenario {
-        net: line_net(US),
-        bb: Some((bb, servers)),
-        reservations: vec![],
-        pfs: Some((pfs(), 2)),
-        clients,
     }
 }
 
@@ -132,24 +65,6 @@ fn run_mode(s: &Scenario, batching: bool) -> (Simulation<HarnessLp>, RunStats) {
     (sim, stats)
 }
 
-/// The BB servers in LP order.
-fn servers(sim: &Simulation<HarnessLp>) -> Vec<&BbServer> {
-    sim.lps()
-        .filter_map(|l| match l {
-            HarnessLp::Bb(b) => Some(&b.server),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Every SSD's statistics (time integrals closed at `end`), server by server.
-fn ssd_stats(sim: &Simulation<HarnessLp>, end: u64) -> Vec<DeviceStats> {
-    servers(sim)
-        .iter()
-        .flat_map(|b| b.ssds().iter().map(move |d| d.stats_at(end)))
-        .collect()
-}
-
 fn ftl_counters(sim: &Simulation<HarnessLp>) -> Vec<FtlCounters> {
     servers(sim)
         .iter()
@@ -160,10 +75,6 @@ fn ftl_counters(sim: &Simulation<HarnessLp>) -> Vec<FtlCounters> {
                 .map(|f| f.counters())
         })
         .collect()
-}
-
-fn ledgers(sim: &Simulation<HarnessLp>) -> Vec<BbLedger> {
-    servers(sim).iter().map(|b| b.ledger()).collect()
 }
 
 /// Every client record as (id, start, end, bytes, servers, hops, spilled).

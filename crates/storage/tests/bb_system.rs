@@ -35,6 +35,7 @@ fn bb_cfg(ssd_capacity: u64) -> BbServerConfig {
         ssds: 1,
         unit: MIB,
         chunk_units: 1,
+        ssd_model: Default::default(),
         threads: 16,
         request_overhead: 0,
         staging: None,
