@@ -291,7 +291,7 @@ impl<P> Nic<P> {
                 None
             }
             NetEvent::Packet { pkt, payload } => self.receive(pkt, payload, ctx.now()),
-            NetEvent::PortFree { .. } | NetEvent::LinkFree { .. } => None,
+            NetEvent::PortFree { .. } | NetEvent::LinkFree { .. } | NetEvent::Resume { .. } => None,
         }
     }
 

@@ -104,6 +104,12 @@ pub enum NetEvent<P> {
         /// The fabric's index of the output port.
         link: u32,
     },
+    /// Path model: a packet parked by the fabric until its head reaches its next router
+    /// (fabric self-event; `slot` indexes the fabric's parked packets).
+    Resume {
+        /// The fabric's slot of the parked packet.
+        slot: u32,
+    },
 }
 
 /// Wire bytes of each packet of a message of `data` bytes plus a `header` riding in the first

@@ -269,7 +269,7 @@ impl<P> Router<P> {
                 self.arbitrate(p, ctx);
             }
             // Path-model link wake-ups are the fabric's own events, never a router's.
-            NetEvent::NicWake | NetEvent::LinkFree { .. } => {}
+            NetEvent::NicWake | NetEvent::LinkFree { .. } | NetEvent::Resume { .. } => {}
         }
     }
 
