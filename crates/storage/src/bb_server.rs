@@ -220,6 +220,7 @@ impl BbServerConfig {
                         })
                         .collect(),
                     ftl: None,
+                    drives: n,
                     ..self.ssd.clone()
                 }
             }

@@ -605,6 +605,7 @@ pub fn absorb_scenario(clients: usize, per_client: u64, size: u64) -> Scenario {
             precondition: Precondition::Fresh,
         }),
         queue_trace_interval: bbsim_engine::time::MS,
+        drives: 1,
     };
     let bb = BbServerConfig {
         ssd,

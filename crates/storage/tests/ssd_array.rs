@@ -66,15 +66,15 @@ fn op(op: IoOp, file: u64, offset: u64, len: u64) -> ClientOp {
 }
 
 /// The time of one lone request on one server's array: `ceil(k / (N·c))` overheads (the
-/// setups of its `k` unit pieces, `N·c` at a time) plus every piece's bytes at `N` times the
-/// SSD bandwidth, rounded per piece.
+/// setups of its `k` unit pieces, `N·c` at a time) plus its transfer: every piece's bytes at
+/// `N` times the SSD bandwidth, rounded per piece, `D`, stretched to `D · max(w, N) / w` when
+/// its `w = min(k, N·c)` slots are fewer than the `N` drives (fewer units than drives run at
+/// one drive's bandwidth each, as on separate SSDs).
 fn array_time(ssds: u64, channels: u64, pieces: &[u64], bw: u64) -> u64 {
     let k = pieces.len() as u64;
-    k.div_ceil(ssds * channels) * OVERHEAD
-        + pieces
-            .iter()
-            .map(|&p| transfer_ps(p, ssds * bw))
-            .sum::<u64>()
+    let w = k.min(ssds * channels);
+    let d: u64 = pieces.iter().map(|&p| transfer_ps(p, ssds * bw)).sum();
+    k.div_ceil(ssds * channels) * OVERHEAD + (d * w.max(ssds)).div_ceil(w)
 }
 
 #[test]

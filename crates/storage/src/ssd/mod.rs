@@ -81,6 +81,17 @@ pub struct SsdConfig {
     pub ftl: Option<FtlConfig>,
     /// Interval of the queue-length trace (ps); 0 disables it.
     pub queue_trace_interval: Time,
+    /// Drives pooled in this device: 1 for one SSD; `N` for a BB server's SSD array
+    /// ([`crate::bb_server::SsdModel::Array`], whose bandwidths are `N` drives'). Transferring
+    /// requests share the bandwidth by their service slots as if at least `drives` slots were
+    /// busy, so fewer than `N` units in transfer get one drive's bandwidth each, as they would
+    /// on `N` separate drives, instead of the whole array's.
+    #[serde(default = "one_drive")]
+    pub drives: u32,
+}
+
+fn one_drive() -> u32 {
+    1
 }
 
 impl Default for SsdConfig {
@@ -97,6 +108,7 @@ impl Default for SsdConfig {
             size_bins: Vec::new(),
             ftl: None,
             queue_trace_interval: 0,
+            drives: 1,
         }
     }
 }
@@ -109,6 +121,7 @@ impl SsdConfig {
         positive("read_bandwidth", self.read_bandwidth)?;
         positive("write_bandwidth", self.write_bandwidth)?;
         positive("channels", u64::from(self.channels))?;
+        positive("drives", u64::from(self.drives))?;
         let mut prev = 0;
         for (i, b) in self.size_bins.iter().enumerate() {
             let key = |k: &str| format!("size_bins[{i}].{k}");
@@ -277,6 +290,7 @@ impl Ssd {
             Some(f) => Some(Ftl::new(cfg.capacity, f).map_err(|e| e.within("ftl"))?),
             None => None,
         };
+        let sharing = Sharing::with_drives(cfg.drives);
         Ok(Ssd {
             dev,
             stats: DeviceStats::with_trace(cfg.queue_trace_interval),
@@ -286,7 +300,7 @@ impl Ssd {
             free_slots: Vec::new(),
             waiting: VecDeque::new(),
             in_service: 0,
-            sharing: Sharing::default(),
+            sharing,
             gen: 0,
             next_offset: 0,
             finished: Vec::new(),

@@ -24,11 +24,29 @@ pub struct Sharing {
     last: Time,
     /// Sum of the weights of the active requests.
     weight: u128,
+    /// The device is shared as if at least this much weight were transferring (the drives of
+    /// a pooled array, see [`super::SsdConfig::drives`]; 0 or 1 for one drive).
+    floor: u128,
     /// (virtual finish, id, weight) of every transferring request.
     active: BinaryHeap<Reverse<(u128, u32, u32)>>,
 }
 
 impl Sharing {
+    /// The sharing state of a device of `drives` pooled drives: a request of weight `w`
+    /// receives `w / max(total weight, drives)` of the device, so below `drives` slots in use
+    /// each slot runs at one drive's share.
+    pub fn with_drives(drives: u32) -> Self {
+        Sharing {
+            floor: u128::from(drives),
+            ..Sharing::default()
+        }
+    }
+
+    /// The weight the device is divided by: the active weight, at least the drive count.
+    fn divisor(&self) -> u128 {
+        self.weight.max(self.floor)
+    }
+
     /// Requests currently transferring.
     pub fn active(&self) -> usize {
         self.active.len()
@@ -41,8 +59,8 @@ impl Sharing {
 
     /// Advances the virtual clock to real time `now` (ps).
     pub fn advance(&mut self, now: Time) {
-        let k = self.weight;
-        if k > 0 && now > self.last {
+        let k = self.divisor();
+        if self.weight > 0 && now > self.last {
             self.v += u128::from(now - self.last) * SCALE / k;
         }
         self.last = self.last.max(now);
@@ -85,7 +103,7 @@ impl Sharing {
     /// When the next request finishes, if any (absolute ps).
     pub fn next_finish(&self) -> Option<Time> {
         let Reverse((f, _, _)) = *self.active.peek()?;
-        let k = self.weight;
+        let k = self.divisor();
         let left = f.saturating_sub(self.v) * k;
         let dt = left.div_ceil(SCALE);
         Some(
@@ -133,6 +151,41 @@ mod tests {
         assert_eq!(out, vec![1]);
         assert_eq!(s.active(), 0);
         assert_eq!(s.next_finish(), None);
+    }
+
+    #[test]
+    fn a_pooled_device_gives_fewer_slots_than_drives_one_drives_share_each() {
+        // Four drives pooled: work is in exclusive ps of the whole (4-drive) device.
+        let mut s = Sharing::with_drives(4);
+        s.add_weighted(0, 0, 1_000, 1);
+        assert_eq!(
+            s.next_finish(),
+            Some(4_000),
+            "one slot runs at one drive's rate"
+        );
+        let mut out = Vec::new();
+        s.pop_finished(4_000, &mut out);
+        assert_eq!(out, vec![0]);
+        s.add_weighted(10_000, 1, 1_000, 2);
+        assert_eq!(s.next_finish(), Some(12_000), "two slots: two drives");
+        s.pop_finished(12_000, &mut out);
+        s.add_weighted(20_000, 2, 1_000, 4);
+        assert_eq!(
+            s.next_finish(),
+            Some(21_000),
+            "as many slots as drives: the whole device"
+        );
+        s.pop_finished(21_000, &mut out);
+        s.add_weighted(30_000, 3, 1_000, 8);
+        assert_eq!(
+            s.next_finish(),
+            Some(31_000),
+            "more slots than drives: still the whole"
+        );
+        // One drive (the default) is plain processor sharing.
+        let mut d = Sharing::with_drives(1);
+        d.add_weighted(0, 0, 1_000, 1);
+        assert_eq!(d.next_finish(), Some(1_000));
     }
 
     #[test]
