@@ -255,6 +255,9 @@ pub enum BbAction {
     StageOutDone {
         /// The job or reservation.
         alloc: u32,
+        /// Whether anything was staged out (or deleted) after the end: false when nothing of
+        /// the allocation was left dirty here, reported at once by [`BbServer::job_end`].
+        staged: bool,
     },
 }
 
@@ -1341,7 +1344,10 @@ impl BbServer {
         self.stage_out_watch.insert(alloc);
         if self.cfg.drain.policy == DrainPolicy::Never {
             self.stage_out_watch.remove(&alloc);
-            out.push(BbAction::StageOutDone { alloc });
+            out.push(BbAction::StageOutDone {
+                alloc,
+                staged: false,
+            });
         } else {
             self.staged_out(alloc, 0, out);
         }
@@ -1354,7 +1360,10 @@ impl BbServer {
         let left = self.unstaged.entry(alloc).or_insert(0);
         *left = left.saturating_sub(bytes);
         if *left == 0 && self.stage_out_watch.remove(&alloc) {
-            out.push(BbAction::StageOutDone { alloc });
+            out.push(BbAction::StageOutDone {
+                alloc,
+                staged: bytes > 0,
+            });
         }
     }
 

@@ -301,7 +301,7 @@ impl BbLp {
                 BbAction::StageInDone { stage, bytes, .. } => {
                     self.staged.push((stage, bytes, ctx.now()));
                 }
-                BbAction::StageOutDone { alloc } => {
+                BbAction::StageOutDone { alloc, .. } => {
                     self.staged_out.push((alloc, ctx.now()));
                 }
             }

@@ -110,9 +110,10 @@ impl BbHost {
                         ctx.send(lp, CTL_LATENCY, SimEvent::Ctl(CtlEvent::StageInDone));
                     }
                 }
-                BbAction::StageOutDone { alloc } => {
+                BbAction::StageOutDone { alloc, staged } => {
                     if let Some(&lp) = self.jobctl.get(alloc as usize) {
-                        ctx.send(lp, CTL_LATENCY, SimEvent::Ctl(CtlEvent::StageOutDone));
+                        let ev = CtlEvent::StageOutDone { staged };
+                        ctx.send(lp, CTL_LATENCY, SimEvent::Ctl(ev));
                     }
                 }
             }

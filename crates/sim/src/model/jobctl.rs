@@ -37,6 +37,8 @@ pub struct JobCtl {
     stage_alloc: u32,
     /// Servers still staging out what the job left in the BB.
     stage_out_left: u32,
+    /// Whether any server had something of this job to stage out.
+    stage_out_staged: bool,
     /// When the job ended and when its stage-out finished (ps).
     pub stage_out: Option<(Time, Time)>,
     /// The persistent reservation's controller, told when this job ends.
@@ -82,6 +84,7 @@ impl JobCtl {
             stage_left: 0,
             stage_alloc: job,
             stage_out_left: 0,
+            stage_out_staged: false,
             stage_out: None,
             reservation: None,
             closes_left: BTreeMap::new(),
@@ -257,11 +260,19 @@ impl JobCtl {
                     self.start_nodes(now + CTL_LATENCY, ctx);
                 }
             }
-            CtlEvent::StageOutDone => {
+            CtlEvent::StageOutDone { staged } => {
                 self.stage_out_left = self.stage_out_left.saturating_sub(1);
+                self.stage_out_staged |= staged;
                 if self.stage_out_left == 0 {
                     if let Some(end) = self.end {
-                        self.stage_out = Some((end, ctx.now()));
+                        // Nothing left to stage out anywhere: the stage-out took no time (the
+                        // servers' reports only carry the control latency).
+                        let done = if self.stage_out_staged {
+                            ctx.now()
+                        } else {
+                            end
+                        };
+                        self.stage_out = Some((end, done));
                     }
                 }
             }

@@ -116,7 +116,10 @@ pub enum CtlEvent {
         bytes: u64,
     },
     /// A BB server has staged out everything the ended job or reservation left in it.
-    StageOutDone,
+    StageOutDone {
+        /// Whether it had anything to stage out (false: nothing was left dirty there).
+        staged: bool,
+    },
     /// A rank closed global file `file` (to its job's controller, when a consumer waits for
     /// the job's files).
     Closed {

@@ -14,6 +14,8 @@ pub struct ResCtl {
     users_left: u32,
     servers: Vec<LpId>,
     stage_out_left: u32,
+    /// Whether any server had something of the reservation to stage out.
+    stage_out_staged: bool,
     /// When the last user ended and the teardown began (ps).
     pub teardown: Option<Time>,
     /// When every server had staged out the reservation's data (ps).
@@ -28,6 +30,7 @@ impl ResCtl {
             name,
             users_left: users,
             stage_out_left: servers.len() as u32,
+            stage_out_staged: false,
             servers,
             teardown: None,
             staged_out: None,
@@ -50,10 +53,15 @@ impl ResCtl {
                     }
                 }
             }
-            SimEvent::Ctl(CtlEvent::StageOutDone) => {
+            SimEvent::Ctl(CtlEvent::StageOutDone { staged }) => {
                 self.stage_out_left = self.stage_out_left.saturating_sub(1);
+                self.stage_out_staged |= staged;
                 if self.stage_out_left == 0 {
-                    self.staged_out = Some(ctx.now());
+                    // Nothing was left to stage out: done when the teardown began.
+                    self.staged_out = match (self.stage_out_staged, self.teardown) {
+                        (false, Some(t)) => Some(t),
+                        _ => Some(ctx.now()),
+                    };
                 }
             }
             _ => {}
