@@ -77,7 +77,7 @@ pub struct PathFabric<P> {
     /// Per output port: the end of its last reservation (ps).
     free: Vec<Time>,
     /// Per output port: packets waiting for it, first come first served.
-    queues: Vec<VecDeque<Waiting<P>>>,
+    queues: Vec<LinkQueue<P>>,
     /// Per output port: bytes routed to it whose credit has not come back, as a router counts
     /// them for adaptive routing (queued here, or in the downstream router until their tail
     /// leaves it; on an ejection link, until they start).
@@ -107,6 +107,53 @@ pub struct PathFabric<P> {
 /// packets much longer than a path's latency (1 MiB takes 80-200 µs, a path about 1 µs) still
 /// cross the whole network in one event.
 pub const AHEAD_FRACTION: u64 = 16;
+
+/// The packets waiting for one output link, one FIFO per input port of its router, served
+/// round robin among the inputs as a router's arbiter does.
+struct LinkQueue<P> {
+    /// (input port, its waiting packets in arrival order).
+    inputs: Vec<(u16, VecDeque<Waiting<P>>)>,
+    /// The input index after the last one served.
+    next: usize,
+    /// Packets waiting over all inputs.
+    len: usize,
+}
+
+impl<P> Default for LinkQueue<P> {
+    fn default() -> Self {
+        LinkQueue {
+            inputs: Vec::new(),
+            next: 0,
+            len: 0,
+        }
+    }
+}
+
+impl<P> LinkQueue<P> {
+    /// Queues `w` behind the packets from the same input port.
+    fn push(&mut self, w: Waiting<P>) {
+        let port = w.pkt.in_port;
+        match self.inputs.iter_mut().find(|(p, _)| *p == port) {
+            Some((_, q)) => q.push_back(w),
+            None => self.inputs.push((port, VecDeque::from([w]))),
+        }
+        self.len += 1;
+    }
+
+    /// The next packet, round robin over the inputs that have one.
+    fn pop(&mut self) -> Option<Waiting<P>> {
+        let n = self.inputs.len();
+        for k in 0..n {
+            let i = (self.next + k) % n;
+            if let Some(w) = self.inputs[i].1.pop_front() {
+                self.next = (i + 1) % n;
+                self.len -= 1;
+                return Some(w);
+            }
+        }
+        None
+    }
+}
 
 /// A packet travelling between two routers, parked until its head arrives.
 struct Parked<P> {
@@ -175,7 +222,7 @@ impl<P> PathFabric<P> {
             base,
             ports,
             free: vec![0; n],
-            queues: (0..n).map(|_| VecDeque::new()).collect(),
+            queues: (0..n).map(|_| LinkQueue::default()).collect(),
             load_bytes: vec![0; n],
             credits: (0..n).map(|_| BinaryHeap::new()).collect(),
             wake: vec![false; n],
@@ -204,7 +251,7 @@ impl<P> PathFabric<P> {
 
     /// Packets waiting for a link or parked between routers (0 after a drained run).
     pub fn waiting_packets(&self) -> usize {
-        self.queues.iter().map(VecDeque::len).sum::<usize>() + self.parked.iter().flatten().count()
+        self.queues.iter().map(|q| q.len).sum::<usize>() + self.parked.iter().flatten().count()
     }
 
     /// Handles one network event addressed to the fabric: a packet from a NIC (its head has
@@ -265,8 +312,8 @@ impl<P> PathFabric<P> {
             tail,
             from,
         };
-        if self.free[i] > head || !self.queues[i].is_empty() {
-            self.queues[i].push_back(w);
+        if self.free[i] > head || self.queues[i].len > 0 {
+            self.queues[i].push(w);
             self.ensure_wake(i, ctx);
         } else {
             self.transmit(w, head, ctx);
@@ -384,12 +431,12 @@ impl<P> PathFabric<P> {
     fn grant<E: From<NetEvent<P>>>(&mut self, link: u32, ctx: &mut Ctx<'_, E>) {
         let i = link as usize;
         self.wake[i] = false;
-        let Some(w) = self.queues[i].pop_front() else {
+        let Some(w) = self.queues[i].pop() else {
             return;
         };
         let granted = ctx.now().max(w.head);
         self.transmit(w, granted, ctx);
-        if !self.queues[i].is_empty() {
+        if self.queues[i].len > 0 {
             self.ensure_wake(i, ctx);
         }
     }
