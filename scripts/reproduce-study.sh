@@ -29,6 +29,10 @@
 #                              $CARGO_TARGET_DIR/release/bbsim, then target/release/bbsim)
 #   STUDY_JOBS=N               runs at the same time within a sweep (default 1)
 #   STUDY_PACKET_SIZE=size     network packet size (default 64KiB, docs/study.md)
+#   STUDY_NETWORK_MODEL=packet|path   network.model (default packet: router LPs; path: the
+#                              cheaper path model, docs/network.md 2b, with its known gaps)
+#   STUDY_SSD_MODEL=per-ssd|array     burst_buffer.ssd_model (default per-ssd; array: one pooled
+#                              device per BB server, docs/storage.md, optimistic)
 #   STUDY_SYSTEMS, STUDY_PLACEMENTS, STUDY_MIXES   space-separated subsets of the above
 #   STUDY_OVERHEADS_FATTREE, STUDY_OVERHEADS_DRAGONFLY   comma-separated overheads
 #                              (defaults 0us,20us,45us and 0us,25us,45us)
@@ -94,6 +98,10 @@ MIXES=${STUDY_MIXES:-gtc gtc-ior gtc-s3d gtc-s3d-hacc hacc hacc-ior lammps lammp
 OVH_FATTREE=${STUDY_OVERHEADS_FATTREE:-0us,20us,45us}
 OVH_DRAGONFLY=${STUDY_OVERHEADS_DRAGONFLY:-0us,25us,45us}
 PACKET=${STUDY_PACKET_SIZE:-64KiB}
+NET_MODEL=${STUDY_NETWORK_MODEL:-packet}
+SSD_MODEL=${STUDY_SSD_MODEL:-per-ssd}
+case $NET_MODEL in packet | path) ;; *) die "STUDY_NETWORK_MODEL=$NET_MODEL: expected packet or path" ;; esac
+case $SSD_MODEL in per-ssd | array) ;; *) die "STUDY_SSD_MODEL=$SSD_MODEL: expected per-ssd or array" ;; esac
 JOBS=${STUDY_JOBS:-1}
 WINDOW=${STUDY_TIMELINE_WINDOW:-100}
 if [ "$SCALE" = smoke ]; then
@@ -117,7 +125,7 @@ fi
 mkdir -p "$OUT/scenarios" "$OUT/runs" "$OUT/figures/timelines"
 OUT=$(cd "$OUT" && pwd)
 START=$(date +%s)
-echo "bbsim: $("$BBSIM" --version); scale: $SCALE; output: $OUT"
+echo "bbsim: $("$BBSIM" --version); scale: $SCALE; network model: $NET_MODEL; SSD model: $SSD_MODEL; output: $OUT"
 
 # Per-job lines "index source" of a mix file, in job order.
 jobs_of() {
@@ -127,7 +135,8 @@ jobs_of() {
 # Overrides shared by every run of a system at this scale (the Edison-like machine shrinks in
 # smoke mode; its global placement then has 128 servers on the 32 free routers).
 system_sets() { # system placement
-    SETS=(--set "simulation.packet_size=$PACKET")
+    SETS=(--set "simulation.packet_size=$PACKET" --set "network.model=$NET_MODEL")
+    SETS+=(--set "burst_buffer.ssd_model=$SSD_MODEL")
     if [ "$SCALE" = smoke ] && [ "$1" = edison ]; then
         SETS+=(--set network.groups=3 --set network.nodes=1024)
         [ "$2" = global ] && SETS+=(--set burst_buffer.servers=128)

@@ -97,6 +97,44 @@ fn placements_have_equal_aggregate_bb_bandwidth() {
     }
 }
 
+/// The script passes its network and SSD model settings to every run, and rejects unknown ones.
+#[test]
+fn reproduce_script_passes_the_model_settings_on() {
+    let out = scratch("study-models");
+    let run = |net: &str, ssd: &str, dir: &std::path::Path| {
+        std::process::Command::new("bash")
+            .arg(repo().join("scripts/reproduce-study.sh"))
+            .arg(dir)
+            .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
+            .env("STUDY_SCALE", "smoke")
+            .env("STUDY_SYSTEMS", "summit")
+            .env("STUDY_PLACEMENTS", "global")
+            .env("STUDY_MIXES", "gtc")
+            .env("STUDY_OVERHEADS_FATTREE", "20us")
+            .env("STUDY_NETWORK_MODEL", net)
+            .env("STUDY_SSD_MODEL", ssd)
+            .output()
+            .expect("bash runs the script")
+    };
+    let done = run("path", "array", &out);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let summary = out.join("runs/summit-global-gtc/run-000_op_overhead=20us/summary.json");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).expect("summary.json"))
+            .expect("JSON");
+    assert_eq!(s["scenario"]["network"]["model"], "path");
+    assert_eq!(s["scenario"]["burst_buffer"]["ssd_model"], "array");
+    assert_eq!(s["devices"][0]["kind"], "bb-array");
+    let bad = run("flow", "per-ssd", &out.join("bad"));
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("STUDY_NETWORK_MODEL=flow"));
+    let _ = std::fs::remove_dir_all(out);
+}
+
 /// One mix with IOR through the whole script at smoke scale: the sweep, the combined CSVs,
 /// the three kinds of figure, and IOR's nodes next to the application's.
 #[test]
