@@ -12,16 +12,17 @@ pub struct PholdArgs {
     /// Initial events per LP.
     #[arg(long, default_value_t = 1)]
     start_events: u32,
-    /// Probability that an event is sent to a uniformly random LP instead of itself.
+    /// Probability that an event is sent to a uniformly random LP instead of itself (0 to 1).
     #[arg(long, default_value_t = 0.25)]
     remote: f64,
-    /// Mean delay between an event and the one it schedules (units).
+    /// Mean delay between an event and the one it schedules (units; at least --lookahead).
     #[arg(long, default_value_t = 1.0)]
     mean: f64,
-    /// Minimum delay, declared to the engine as the lookahead (units).
+    /// Minimum delay, declared to the engine as the lookahead (units; > 0: at least 1e-6, one
+    /// picosecond).
     #[arg(long, default_value_t = 1.0)]
     lookahead: f64,
-    /// Simulated end time (units).
+    /// Simulated end time (units; 0 to about 1.8e13, the 64-bit picosecond clock).
     #[arg(long, default_value_t = 5000.0)]
     end: f64,
     /// Worker threads: 1 runs the sequential reference executor, more the parallel executor.
@@ -37,7 +38,8 @@ pub struct PholdArgs {
     /// in lookahead windows) or `global` (the reference: one global key-ordered set).
     #[arg(long, value_enum, default_value_t = Order::Windowed)]
     order: Order,
-    /// Number of contiguous LP clusters (the unit of parallel work).
+    /// Number of contiguous LP clusters (the unit of parallel work: each thread takes the
+    /// clusters of its own contiguous range first, then helps the others).
     #[arg(long, default_value_t = 64)]
     clusters: usize,
     /// Random seed.

@@ -745,6 +745,43 @@ fn phold_prints_committed_events() {
     assert!(err.contains("--remote"), "{err}");
 }
 
+/// Every bad PHOLD parameter is an error naming its flag and the expected range, never a
+/// panic, an engine-internal message or a run that cannot end.
+#[test]
+fn phold_bad_parameters_name_the_flag() {
+    for (args, expected) in [
+        (&["--nlp", "0"][..], &["--nlp", "at least 1"][..]),
+        (&["--threads", "0"], &["--threads", "at least 1"]),
+        (&["--clusters", "0"], &["--clusters", "at least 1"]),
+        (&["--remote=-0.1"], &["--remote", "[0, 1]"]),
+        (&["--lookahead", "0"], &["--lookahead", "> 0", "got 0.0"]),
+        (
+            &["--lookahead", "1e-20"],
+            &["--lookahead", "one picosecond"],
+        ),
+        (&["--lookahead", "nan"], &["--lookahead", "got NaN"]),
+        (
+            &["--mean", "0.2", "--lookahead", "0.5"],
+            &["--mean", ">= --lookahead (0.5)"],
+        ),
+        (&["--mean", "1e30"], &["--mean", "at most"]),
+        (&["--end=-1"], &["--end", ">= 0"]),
+        (
+            &["--end", "1e300"],
+            &["--end", "64-bit picosecond clock", "got 1e300"],
+        ),
+        (&["--end", "inf"], &["--end", "got inf"]),
+    ] {
+        let mut a = vec!["phold"];
+        a.extend_from_slice(args);
+        let err = run_err(&a);
+        for e in expected {
+            assert!(err.contains(e), "{args:?}: expected {e:?} in {err}");
+        }
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn net_runs_synthetic_traffic_and_reports_delivery() {
     let scn = data("tiny-dragonfly.toml");

@@ -68,17 +68,28 @@ impl PholdParams {
         if !(0.0..=1.0).contains(&self.remote) {
             return Err(format!("--remote must be in [0, 1], got {}", self.remote));
         }
-        if !(self.lookahead.is_finite() && self.lookahead >= 0.0) {
-            return Err(format!("--lookahead must be >= 0, got {}", self.lookahead));
-        }
-        if !(self.mean.is_finite() && self.mean >= self.lookahead) {
+        // Times are kept in whole picoseconds in 64 bits: 1e-6 to about 1.8e13 PHOLD units.
+        let max_units = Time::MAX as f64 / UNIT as f64;
+        if !(self.lookahead.is_finite() && self.lookahead_ps() >= 1 && self.lookahead <= max_units)
+        {
             return Err(format!(
-                "--mean must be >= --lookahead ({}), got {}",
+                "--lookahead must be > 0: at least 1e-6 (one picosecond, the engine's smallest \
+                 delay between LPs) and at most {max_units:.3e}, got {:?}",
+                self.lookahead
+            ));
+        }
+        if !(self.mean.is_finite() && self.mean >= self.lookahead && self.mean <= max_units) {
+            return Err(format!(
+                "--mean must be >= --lookahead ({}) and at most {max_units:.3e}, got {:?}",
                 self.lookahead, self.mean
             ));
         }
-        if !(self.end.is_finite() && self.end >= 0.0) {
-            return Err(format!("--end must be >= 0, got {}", self.end));
+        if !(self.end.is_finite() && self.end >= 0.0 && self.end <= max_units) {
+            return Err(format!(
+                "--end must be >= 0 and at most {max_units:.3e} (the engine's 64-bit picosecond \
+                 clock), got {:?}",
+                self.end
+            ));
         }
         Ok(())
     }
