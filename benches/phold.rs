@@ -10,15 +10,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criteri
 use std::time::Duration;
 
 fn params(end: f64) -> PholdParams {
-    PholdParams {
-        nlp: 2048,
-        start_events: 16,
-        remote: 0.1,
-        mean: 1.0,
-        lookahead: 0.5,
-        end,
-        seed: 1,
-    }
+    bbsim_benches::reference_phold(end)
 }
 
 fn events_for(p: &PholdParams) -> u64 {

@@ -63,15 +63,7 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOCATOR: Counting = Counting;
 
 fn params(end: f64) -> PholdParams {
-    PholdParams {
-        nlp: 2048,
-        start_events: 16,
-        remote: 0.1,
-        mean: 1.0,
-        lookahead: 0.5,
-        end,
-        seed: 1,
-    }
+    bbsim_benches::reference_phold(end)
 }
 
 /// Builds and runs PHOLD to `end`: (events, peak live heap bytes above the start, run time).

@@ -10,21 +10,10 @@
 //!
 //! Run with `cargo bench -p bbsim-benches --bench phold_scaling`.
 
-use bbsim_engine::phold::PholdParams;
 use bbsim_engine::{Parallel, PartitionSpec, PendingKind};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::cell::RefCell;
 use std::time::Duration;
-
-const PARAMS: PholdParams = PholdParams {
-    nlp: 2048,
-    start_events: 16,
-    remote: 0.1,
-    mean: 1.0,
-    lookahead: 0.5,
-    end: 600.0,
-    seed: 1,
-};
 
 thread_local! {
     /// (1-thread wall, 2-thread wall) of every pair run so far.
@@ -33,7 +22,7 @@ thread_local! {
 
 /// One run on `threads` workers; only the executor's run is timed (as `bbsim phold` reports it).
 fn one_run(threads: usize, pending: PendingKind) -> (u64, Duration) {
-    let mut sim = PARAMS.build(PartitionSpec::Auto);
+    let mut sim = bbsim_benches::reference_phold(600.0).build(PartitionSpec::Auto);
     let stats = sim.run(&Parallel { threads, pending }).expect("phold runs");
     (stats.events, stats.wall)
 }
