@@ -11,8 +11,8 @@
 #   3 overheads   per-operation device overhead 0, 20 (fat-trees) or 25 us (dragonfly), 45 us
 # = 297 runs. For each system, placement and mix the script builds one scenario (the system
 # file's machine above the mix file's [[jobs]]) and sweeps burst_buffer.ssd.op_overhead over it.
-# In mixes with IOR, the IOR job is given the free nodes nearest to the application's
-# (fragmented) nodes through an allocation file, so that it runs next to the application.
+# In mixes with IOR, the mix file itself places IOR next to the application (allocation =
+# "next-to": the free nodes nearest in node id to the application's fragmented nodes).
 #
 # Scale (environment variable STUDY_SCALE):
 #   full   (default) the study's rank counts and bytes per rank (scenarios/study/*.toml as
@@ -59,7 +59,7 @@
 #                              write in one phase, the I/O phase length; for S3D and HACC the
 #                              sum over their phases, where io_phase_s would also count the
 #                              computation between the phases)
-#   scenarios/                 the composed scenarios and allocation files
+#   scenarios/                 the composed scenarios
 #   runs/<system>-<placement>-<mix>/   each sweep's run directories and sweep.csv
 #   timing.txt                 wall time of the whole script
 set -eu
@@ -169,58 +169,6 @@ compose() { # system placement mix -> path of the composed scenario
     echo "$f"
 }
 
-# Allocation file placing IOR next to the application(s): the applications keep their
-# fragmented nodes (read back from a cheap node-local probe run with 1-byte writes), and IOR
-# gets the free nodes closest in node id to an application node (ids are consecutive along
-# edge switches on the fat-trees and along routers and groups on the dragonfly).
-ior_allocation() { # system mix -> path of the allocation file
-    local sys=$1 mix=$2 probe alloc nodes ior_job ior_ranks
-    probe=$(compose "$sys" node-local "$mix")
-    alloc="$OUT/scenarios/$sys-$mix.alloc"
-    system_sets "$sys" node-local
-    smoke_sets "$ROOT/scenarios/study/$mix.toml"
-    while read -r j src; do
-        case $src in
-        ior) SETS+=(--set "jobs.$j.block_size=1MiB") ;;
-        preset) SETS+=(--set "jobs.$j.bytes_per_rank=1") ;;
-        esac
-        case $mix in lammps*) [ "$src" = preset ] && SETS+=(--set "jobs.$j.files_per_rank=1") ;; esac
-    done <<EOF
-$(jobs_of "$ROOT/scenarios/study/$mix.toml")
-EOF
-    "$BBSIM" run "$probe" --quiet --out "$OUT/scenarios/probe-$sys-$mix" "${SETS[@]}" \
-        --set outputs.timeline=false --set outputs.plots=false >/dev/null ||
-        die "the allocation probe of $mix on $sys failed (command: $BBSIM run $probe ${SETS[*]})"
-    nodes=$("$BBSIM" validate "$probe" --json "${SETS[@]}" | sed -n 's/.*"compute_nodes": *\([0-9]*\).*/\1/p')
-    [ -n "$nodes" ] || die "cannot read compute_nodes from bbsim validate --json $probe"
-    ior_job=$(jobs_of "$ROOT/scenarios/study/$mix.toml" | awk '$2 == "ior" { print $1 }')
-    ior_ranks=$(awk -F, 'NR > 1 && $1 == "ior"' "$OUT/scenarios/probe-$sys-$mix/ranks.csv" | wc -l)
-    # The applications' nodes, one line per job in job order, then "distance node" for every
-    # free node; IOR takes the nearest (ties: lowest id).
-    awk -F, -v total="$nodes" -v ior_job="$ior_job" -v dist="$alloc.dist" '
-        NR > 1 && $1 != "ior" {
-            if (!($1 in job)) { job[$1] = nj++ }
-            if (!(($1, $3) in seen)) { seen[$1, $3] = 1; line[job[$1]] = line[job[$1]] (line[job[$1]] == "" ? "" : " ") $3 }
-            busy[$3] = 1
-        }
-        END {
-            if (nj != ior_job) { print "expected the applications before IOR" > "/dev/stderr"; exit 1 }
-            last = -1e9
-            for (n = 0; n < total; n++) { if (n in busy) last = n; d[n] = n - last }
-            last = 1e9
-            for (n = total - 1; n >= 0; n--) { if (n in busy) last = n; if (last - n < d[n]) d[n] = last - n }
-            for (j = 0; j < nj; j++) print line[j]
-            for (n = 0; n < total; n++) if (!(n in busy)) print d[n], n > dist
-        }' "$OUT/scenarios/probe-$sys-$mix/ranks.csv" >"$alloc" ||
-        die "could not build the allocation file for $mix on $sys"
-    sort -n -k1,1 -k2,2 "$alloc.dist" | head -n $(((ior_ranks + 5) / 6)) | cut -d' ' -f2 | sort -n |
-        tr '\n' ' ' | sed 's/ $//' >>"$alloc"
-    echo >>"$alloc"
-    rm -f "$alloc.dist"
-    rm -rf "$OUT/scenarios/probe-$sys-$mix"
-    echo "$alloc"
-}
-
 FAILED=""
 SWEEPS=0
 for sys in $SYSTEMS; do
@@ -228,21 +176,10 @@ for sys in $SYSTEMS; do
     MID=$(echo "$OVH" | awk -F, '{ print (NF >= 2 ? $2 : $1) }')
     for mix in $MIXES; do
         MIXFILE=$ROOT/scenarios/study/$mix.toml
-        ALLOC=""
-        if jobs_of "$MIXFILE" | grep -q ' ior$'; then
-            ALLOC=$(ior_allocation "$sys" "$mix")
-        fi
         for pl in $PLACEMENTS; do
             scn=$(compose "$sys" "$pl" "$mix")
             system_sets "$sys" "$pl"
             smoke_sets "$MIXFILE"
-            if [ -n "$ALLOC" ]; then
-                while read -r j _; do
-                    SETS+=(--set "jobs.$j.allocation=file" --set "jobs.$j.allocation_file=$ALLOC")
-                done <<EOF
-$(jobs_of "$MIXFILE")
-EOF
-            fi
             dir="$OUT/runs/$sys-$pl-$mix"
             t0=$(date +%s)
             SWEEPS=$((SWEEPS + 1))

@@ -191,25 +191,17 @@ fn reproduce_script_runs_one_mix_at_smoke_scale() {
         let svg = std::fs::read_to_string(out.join(fig)).expect(fig);
         assert!(svg.starts_with("<svg") && svg.contains("</svg>"), "{fig}");
     }
-    // IOR (2 nodes) sits on free nodes next to GTC's 8.
-    let alloc =
-        std::fs::read_to_string(out.join("scenarios/summit-gtc-ior.alloc")).expect("alloc file");
-    let lines: Vec<Vec<u32>> = alloc
-        .lines()
-        .map(|l| {
-            l.split_whitespace()
-                .map(|t| t.parse().expect("id"))
-                .collect()
-        })
-        .collect();
-    assert_eq!(lines.len(), 2, "{alloc}");
-    assert_eq!((lines[0].len(), lines[1].len()), (8, 2), "{alloc}");
-    for n in &lines[1] {
-        assert!(!lines[0].contains(n), "{alloc}");
-        assert!(
-            lines[0].iter().any(|g| g.abs_diff(*n) == 1),
-            "IOR node {n} is not next to a GTC node: {alloc}"
-        );
+    // IOR (2 nodes, allocation = "next-to" in the mix file) sits on the free nodes nearest
+    // to GTC's 8, in every run.
+    for r in &rows {
+        let run = out.join("runs/summit-grouped-gtc-ior").join(r[col("dir")]);
+        let ranks = rank_nodes(&run);
+        let mut gtc = ranks["gtc"].clone();
+        gtc.dedup();
+        let mut ior = ranks["ior"].clone();
+        ior.dedup();
+        assert_eq!((gtc.len(), ior.len()), (8, 2), "{ranks:?}");
+        assert_eq!(ior, nearest_free(&gtc, &[], 4860, 2), "GTC on {gtc:?}");
     }
     let _ = std::fs::remove_dir_all(&out);
 }

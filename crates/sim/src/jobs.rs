@@ -2,7 +2,9 @@
 //! Darshan logs, transforms, allocation policies.
 
 use crate::diag::{Diagnostic, SourceMap};
-use crate::scenario::{AllocationKind, JobSection, JobSource, Scenario, TransformSection};
+use crate::scenario::{
+    AllocationKind, JobNames, JobSection, JobSource, Scenario, TransformSection,
+};
 use bbsim_workload::alloc::{parse_allocation_file, AllocationPolicy, ChunkSizes};
 use bbsim_workload::replay::{job_from_log, LogJobOptions};
 use bbsim_workload::synthetic::{AnalysisParams, App, QuotaUserParams, SmallReadsParams};
@@ -450,8 +452,16 @@ fn allocation(
     idx: usize,
     map: &SourceMap,
     base_dir: &Path,
+    this: &str,
+    earlier: &[JobSpec],
 ) -> Result<AllocationPolicy, Diagnostic> {
     let key = |k: &str| format!("jobs[{idx}].{k}");
+    if j.next_to.is_some() && j.allocation != AllocationKind::NextTo {
+        return Err(map.error_at(
+            &key("next_to"),
+            "`next_to` applies to allocation = \"next-to\" only",
+        ));
+    }
     Ok(match j.allocation {
         AllocationKind::Contiguous => AllocationPolicy::Contiguous,
         AllocationKind::Random => AllocationPolicy::Random,
@@ -493,7 +503,63 @@ fn allocation(
             })?;
             AllocationPolicy::Explicit(nodes)
         }
+        AllocationKind::NextTo => AllocationPolicy::NextTo {
+            jobs: next_to_jobs(j, idx, map, this, earlier)?,
+        },
     })
+}
+
+/// The indices of the earlier jobs named by the `next_to` of job `this` (each once, in the order
+/// given). Unknown names, the job itself and later jobs are errors naming the key.
+fn next_to_jobs(
+    j: &JobSection,
+    idx: usize,
+    map: &SourceMap,
+    this: &str,
+    earlier: &[JobSpec],
+) -> Result<Vec<usize>, Diagnostic> {
+    let names = j.next_to.as_ref().ok_or_else(|| {
+        map.error_at(
+            &format!("jobs[{idx}].next_to"),
+            "allocation = \"next-to\" needs `next_to` = \"<name of an earlier job>\" (or a \
+             list of names)",
+        )
+    })?;
+    if names.names().is_empty() {
+        return Err(map.error_at(
+            &format!("jobs[{idx}].next_to"),
+            "`next_to` names no job; give at least one earlier job",
+        ));
+    }
+    let mut jobs = Vec::new();
+    for (k, name) in names.names().iter().enumerate() {
+        let key = match names {
+            JobNames::One(_) => format!("jobs[{idx}].next_to"),
+            JobNames::Many(_) => format!("jobs[{idx}].next_to[{k}]"),
+        };
+        if name == this {
+            return Err(map.error_at(
+                &key,
+                format!("job `{name}` cannot be allocated next to itself"),
+            ));
+        }
+        let Some(p) = earlier.iter().position(|e| e.name == *name) else {
+            let hint = crate::diag::suggest(name, earlier.iter().map(|e| e.name.as_str()))
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            return Err(map.error_at(
+                &key,
+                format!(
+                    "no earlier job is named `{name}`{hint} (a job can only be allocated next \
+                     to jobs listed before it)"
+                ),
+            ));
+        };
+        if !jobs.contains(&p) {
+            jobs.push(p);
+        }
+    }
+    Ok(jobs)
 }
 
 /// Builds the workload of a scenario. `base_dir` resolves relative paths (logs, allocation
@@ -525,7 +591,7 @@ pub fn build_workload(
         });
         job.ranks_per_node = j.ranks_per_node;
         job.start_ps = j.start.0;
-        job.allocation = allocation(j, idx, map, base_dir)?;
+        job.allocation = allocation(j, idx, map, base_dir, &job.name, &jobs)?;
         job.validate()
             .map_err(|e| map.error_at(&format!("jobs[{idx}]"), e.to_string()))?;
         jobs.push(job);

@@ -635,6 +635,55 @@ pub enum AllocationKind {
     Fragmented,
     /// Line `allocation_line` of the CODES-format `allocation_file`.
     File,
+    /// The free nodes nearest in node id to the nodes of the earlier jobs named in `next_to`
+    /// (ties to the lower id), as a job backfilled next to a running one.
+    NextTo,
+}
+
+/// One job name or a list of them (`next_to = "gtc"` or `next_to = ["gtc", "s3d"]`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum JobNames {
+    /// A single name.
+    One(String),
+    /// A list of names.
+    Many(Vec<String>),
+}
+
+impl JobNames {
+    /// The names, in the order given.
+    pub fn names(&self) -> &[String] {
+        match self {
+            JobNames::One(n) => std::slice::from_ref(n),
+            JobNames::Many(v) => v,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for JobNames {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Names;
+        impl<'de> serde::de::Visitor<'de> for Names {
+            type Value = JobNames;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a job name or a list of job names")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<JobNames, E> {
+                Ok(JobNames::One(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<JobNames, A::Error> {
+                let mut names = Vec::new();
+                while let Some(n) = a.next_element::<String>()? {
+                    names.push(n);
+                }
+                Ok(JobNames::Many(names))
+            }
+        }
+        d.deserialize_any(Names)
+    }
 }
 
 /// One `[[jobs.transforms]]` entry, applied in order.
@@ -704,6 +753,10 @@ pub struct JobSection {
     /// `allocation = "file"`: which line (0-based; default the job's index).
     #[serde(default)]
     pub allocation_line: Option<usize>,
+    /// `allocation = "next-to"`: the earlier job (or jobs) whose nodes this one takes the
+    /// nearest free nodes to, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_to: Option<JobNames>,
     /// Bytes written per rank (presets, checkpoint).
     #[serde(default)]
     pub bytes_per_rank: Option<Bytes>,

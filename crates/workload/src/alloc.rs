@@ -69,6 +69,16 @@ pub enum AllocationPolicy {
     },
     /// Exactly these nodes (for example one line of a CODES allocation file).
     Explicit(Vec<u32>),
+    /// The free nodes nearest in node id to any node of the listed earlier jobs, as when a
+    /// batch system backfills a job into the gaps next to a running one (node ids follow edge
+    /// switches, routers and groups, so near ids share network paths). A free node's distance
+    /// is `min |n - a|` over every node `a` of those jobs, in node ids; ties go to the lower
+    /// id. The nodes are returned sorted ascending and do not depend on the seed. Only
+    /// [`allocate_workload`] knows earlier jobs' nodes; [`allocate`] rejects this policy.
+    NextTo {
+        /// Indices (in workload order) of the earlier jobs to sit next to; at least one.
+        jobs: Vec<usize>,
+    },
 }
 
 /// Why an allocation cannot be made.
@@ -126,6 +136,29 @@ pub enum AllocError {
         /// Offending token.
         token: String,
     },
+    /// A next-to job lists an index that is not an earlier job of the workload (itself, a
+    /// later job or no job at all).
+    #[error("job {job}: allocation next to job {other}, which is not an earlier job")]
+    NotAnEarlierJob {
+        /// Job.
+        job: String,
+        /// Offending index.
+        other: usize,
+    },
+    /// A next-to job lists no jobs to sit next to.
+    #[error("job {job}: allocation next to no job (list at least one earlier job)")]
+    NextToNothing {
+        /// Job.
+        job: String,
+    },
+    /// [`AllocationPolicy::NextTo`] given to [`allocate`], which knows no other job's nodes.
+    #[error(
+        "job {job}: allocation next to other jobs needs their nodes; allocate the whole workload"
+    )]
+    NextToWithoutWorkload {
+        /// Job.
+        job: String,
+    },
     /// The allocation file has fewer lines than there are jobs.
     #[error("allocation file has {lines} non-empty lines but the workload has {jobs} jobs")]
     MissingLines {
@@ -162,23 +195,30 @@ pub fn parse_allocation_file(text: &str) -> Result<Vec<Vec<u32>>, AllocError> {
 /// nodes in the machine), following `policy`. The result is sorted for
 /// [`AllocationPolicy::Contiguous`] and [`AllocationPolicy::Explicit`] keeps the listed order;
 /// the random policies return nodes in the order they were picked (rank placement follows it).
+/// [`AllocationPolicy::NextTo`] needs other jobs' nodes: it is an
+/// [`AllocError::NextToWithoutWorkload`] here (use [`allocate_workload`]).
 pub fn allocate(
     policy: &AllocationPolicy,
     needed: u32,
     busy: &[bool],
     seed: u64,
 ) -> Result<Vec<u32>, AllocError> {
-    allocate_named("0", policy, needed, busy, seed)
+    allocate_named("0", policy, needed, busy, seed, None)
 }
 
+/// `anchors`: with [`AllocationPolicy::NextTo`], the nodes of the jobs it lists (sorted).
 fn allocate_named(
     job: &str,
     policy: &AllocationPolicy,
     needed: u32,
     busy: &[bool],
     seed: u64,
+    anchors: Option<&[u32]>,
 ) -> Result<Vec<u32>, AllocError> {
     let total = busy.len() as u32;
+    if matches!(policy, AllocationPolicy::NextTo { .. }) && anchors.is_none() {
+        return Err(AllocError::NextToWithoutWorkload { job: job.into() });
+    }
     let free: Vec<u32> = (0..total).filter(|&n| !busy[n as usize]).collect();
     if let AllocationPolicy::Explicit(list) = policy {
         if list.len() as u32 != needed {
@@ -272,13 +312,32 @@ fn allocate_named(
             }
             out
         }
+        AllocationPolicy::NextTo { .. } => nearest_free(free, anchors.unwrap_or(&[]), needed),
         AllocationPolicy::Explicit(_) => unreachable!("handled above"),
     })
 }
 
+/// The `needed` nodes of `free` nearest in id to a node of `anchors` (sorted ascending; ties
+/// to the lower id), returned sorted ascending.
+fn nearest_free(free: Vec<u32>, anchors: &[u32], needed: usize) -> Vec<u32> {
+    let distance = |n: u32| {
+        let i = anchors.partition_point(|&a| a < n);
+        let above = anchors.get(i).map(|&a| a - n);
+        let below = i.checked_sub(1).map(|i| n - anchors[i]);
+        above.into_iter().chain(below).min().unwrap_or(u32::MAX)
+    };
+    let mut by_distance: Vec<(u32, u32)> = free.into_iter().map(|n| (distance(n), n)).collect();
+    by_distance.sort_unstable();
+    let mut out: Vec<u32> = by_distance[..needed].iter().map(|&(_, n)| n).collect();
+    out.sort_unstable();
+    out
+}
+
 /// Allocates every job of `workload` on a machine of `nodes_total` nodes, in job order; nodes
 /// given to a job are busy for the jobs after it (the jobs of a workload run together).
-/// Job `j` draws from the random stream `Rng::derive(seed, j)`.
+/// Job `j` draws from the random stream `Rng::derive(seed, j)`. A job with
+/// [`AllocationPolicy::NextTo`] takes the free nodes nearest to the nodes of the earlier jobs
+/// it lists; an index that is not an earlier job is an [`AllocError::NotAnEarlierJob`].
 pub fn allocate_workload(
     workload: &Workload,
     nodes_total: u32,
@@ -290,7 +349,13 @@ pub fn allocate_workload(
     for (j, job) in workload.jobs.iter().enumerate() {
         let name = format!("{j} (`{}`)", job.name);
         let job_seed = Rng::derive(seed, j as u64).next_u64();
-        let nodes = allocate_named(&name, &job.allocation, job.nodes_needed(), &busy, job_seed)
+        let anchors = match &job.allocation {
+            AllocationPolicy::NextTo { jobs } => Some(next_to_anchors(&name, jobs, &out)?),
+            _ => None,
+        };
+        let policy = &job.allocation;
+        let needed = job.nodes_needed();
+        let nodes = allocate_named(&name, policy, needed, &busy, job_seed, anchors.as_deref())
             .map_err(|e| match e {
                 AllocError::Overlap { job, node, other } if other.is_empty() => {
                     let o = owner.get(node as usize).copied().unwrap_or(usize::MAX);
@@ -309,6 +374,29 @@ pub fn allocate_workload(
         out.push(nodes);
     }
     Ok(out)
+}
+
+/// The nodes (sorted) of the earlier jobs `jobs` of a next-to job, given the nodes of every
+/// earlier job.
+fn next_to_anchors(
+    job: &str,
+    jobs: &[usize],
+    earlier: &[Vec<u32>],
+) -> Result<Vec<u32>, AllocError> {
+    if jobs.is_empty() {
+        return Err(AllocError::NextToNothing { job: job.into() });
+    }
+    let mut anchors = Vec::new();
+    for &k in jobs {
+        let nodes = earlier.get(k).ok_or_else(|| AllocError::NotAnEarlierJob {
+            job: job.into(),
+            other: k,
+        })?;
+        anchors.extend_from_slice(nodes);
+    }
+    anchors.sort_unstable();
+    anchors.dedup();
+    Ok(anchors)
 }
 
 /// Sets each job's policy to [`AllocationPolicy::Explicit`] from the lines of a CODES
@@ -454,6 +542,111 @@ mod tests {
             apply_allocation_file(&mut w, "1 2"),
             Err(AllocError::MissingLines { .. })
         ));
+    }
+
+    /// A workload whose job 0 holds exactly `first` (of a 40-node machine) and job 1 `second`,
+    /// then a 2-rank-per-node job `next` of `next_nodes` nodes next to `jobs`.
+    fn next_to_workload(
+        first: &[u32],
+        second: &[u32],
+        jobs: Vec<usize>,
+        next_nodes: u32,
+    ) -> Workload {
+        let mut a = JobSpec::new("a", first.len() as u32, 1);
+        a.allocation = AllocationPolicy::Explicit(first.to_vec());
+        let mut b = JobSpec::new("b", second.len() as u32, 1);
+        b.allocation = AllocationPolicy::Explicit(second.to_vec());
+        let mut c = JobSpec::new("next", next_nodes * 2, 2);
+        c.allocation = AllocationPolicy::NextTo { jobs };
+        Workload::new(vec![a, b, c])
+    }
+
+    #[test]
+    fn next_to_takes_the_nearest_free_nodes_sorted() {
+        // Job 0 on 10-12 and 30, job 1 on 20-21. Next to job 0: distance 1 are 9, 13, 29 and
+        // 31, distance 2 are 8, 14, 28 and 32.
+        let w = next_to_workload(&[30, 10, 11, 12], &[20, 21], vec![0], 6);
+        let x = allocate_workload(&w, 40, 1).unwrap();
+        assert_eq!(x[2], vec![8, 9, 13, 14, 29, 31]);
+        // Ties go to the lower ids: of the four at distance 2, 8 comes first.
+        let w = next_to_workload(&[30, 10, 11, 12], &[20, 21], vec![0], 5);
+        assert_eq!(
+            allocate_workload(&w, 40, 1).unwrap()[2],
+            vec![8, 9, 13, 29, 31]
+        );
+        // Next to both jobs: 19 and 22 are at distance 1 too.
+        let w = next_to_workload(&[30, 10, 11, 12], &[20, 21], vec![1, 0], 6);
+        assert_eq!(
+            allocate_workload(&w, 40, 1).unwrap()[2],
+            vec![9, 13, 19, 22, 29, 31]
+        );
+        // Busy nodes of job 1 are skipped even when they are nearest to job 0.
+        let w = next_to_workload(&[10], &[9, 11], vec![0], 2);
+        assert_eq!(allocate_workload(&w, 40, 1).unwrap()[2], vec![8, 12]);
+    }
+
+    #[test]
+    fn next_to_does_not_depend_on_the_seed() {
+        let mut a = JobSpec::new("a", 64, 4);
+        a.allocation = AllocationPolicy::Fragmented {
+            chunks: ChunkSizes::Geometric { mean: 3.0 },
+        };
+        let mut b = JobSpec::new("b", 24, 4);
+        b.allocation = AllocationPolicy::NextTo { jobs: vec![0] };
+        let mut w = Workload::new(vec![a, b]);
+        let x = allocate_workload(&w, 200, 9).unwrap();
+        // With job 0's nodes fixed, every seed gives job 1 the same nodes.
+        w.jobs[0].allocation = AllocationPolicy::Explicit(x[0].clone());
+        for seed in [0, 1, 9, 12345] {
+            assert_eq!(allocate_workload(&w, 200, seed).unwrap(), x);
+        }
+        assert!(x[1].windows(2).all(|p| p[0] < p[1]), "{:?}", x[1]);
+        assert!(x[1].iter().all(|n| !x[0].contains(n)));
+    }
+
+    #[test]
+    fn next_to_mistakes_are_errors() {
+        // Itself, a later job and no job at all are not earlier jobs.
+        for bad in [2, 3, 7] {
+            let w = next_to_workload(&[10], &[20], vec![0, bad], 2);
+            let err = allocate_workload(&w, 40, 1).unwrap_err();
+            assert_eq!(
+                err,
+                AllocError::NotAnEarlierJob {
+                    job: "2 (`next`)".into(),
+                    other: bad
+                }
+            );
+            assert!(err.to_string().contains("`next`"), "{err}");
+        }
+        let w = next_to_workload(&[10], &[20], vec![], 2);
+        assert!(matches!(
+            allocate_workload(&w, 40, 1),
+            Err(AllocError::NextToNothing { .. })
+        ));
+        // 40 nodes, 2 busy: 38 free.
+        let w = next_to_workload(&[10], &[20], vec![0], 39);
+        assert!(matches!(
+            allocate_workload(&w, 40, 1),
+            Err(AllocError::NotEnoughNodes {
+                needed: 39,
+                free: 38,
+                total: 40,
+                ..
+            })
+        ));
+        let w = next_to_workload(&[10], &[20], vec![0], 38);
+        assert_eq!(allocate_workload(&w, 40, 1).unwrap()[2].len(), 38);
+        // A single job has no earlier jobs to sit next to.
+        assert_eq!(
+            allocate(
+                &AllocationPolicy::NextTo { jobs: vec![0] },
+                2,
+                &[false; 8],
+                0
+            ),
+            Err(AllocError::NextToWithoutWorkload { job: "0".into() })
+        );
     }
 
     #[test]

@@ -55,3 +55,38 @@ pub fn run_scenario(scn: &Path, out: &Path, extra: &[&str]) -> serde_json::Value
     run_ok(&args);
     read_json(&out.join("summary.json"))
 }
+
+/// Each job's node per rank (in rank order), from a run's `ranks.csv`.
+pub fn rank_nodes(out: &Path) -> std::collections::BTreeMap<String, Vec<u32>> {
+    let text = std::fs::read_to_string(out.join("ranks.csv")).expect("ranks.csv");
+    let mut jobs = std::collections::BTreeMap::<String, Vec<u32>>::new();
+    for l in text.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        jobs.entry(f[0].to_string())
+            .or_default()
+            .push(f[2].parse().expect("node"));
+    }
+    jobs
+}
+
+/// The `count` nodes of `0..total` not in `busy` nearest in id to a node of `anchors` (ties to
+/// the lower id), sorted: what `allocation = "next-to"` should give.
+pub fn nearest_free(anchors: &[u32], busy: &[u32], total: u32, count: usize) -> Vec<u32> {
+    let mut free: Vec<(u32, u32)> = (0..total)
+        .filter(|n| !busy.contains(n) && !anchors.contains(n))
+        .map(|n| {
+            (
+                anchors
+                    .iter()
+                    .map(|a| a.abs_diff(n))
+                    .min()
+                    .expect("anchors"),
+                n,
+            )
+        })
+        .collect();
+    free.sort_unstable();
+    let mut out: Vec<u32> = free[..count].iter().map(|&(_, n)| n).collect();
+    out.sort_unstable();
+    out
+}
