@@ -4,7 +4,7 @@
 use crate::run_cmd::{default_out, install_interrupt_handler, run_loaded, scenario_path};
 use bbsim_sim::cost::Cost;
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
-use bbsim_sim::results::Results;
+use bbsim_sim::results::{IoPhase, Results};
 use bbsim_sim::run::load_scenario;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -98,6 +98,29 @@ fn csv_field(s: &str) -> String {
     } else {
         s.to_string()
     }
+}
+
+/// Per-job columns of `sweep.csv` (each prefixed with `job<N>_`).
+const JOB_COLUMNS: [&str; 10] = [
+    "name",
+    "io_phase_s",
+    "time_in_io_mean_s",
+    "time_in_io_max_s",
+    "bandwidth_Bps",
+    "avg_hops",
+    "nonminimal_fraction",
+    "io_phases",
+    "io_phase_lengths_s",
+    "io_phase_time_in_io_max_s",
+];
+
+/// One value per I/O phase, `;`-separated (no CSV quoting needed), in seconds.
+fn phase_list(phases: &[IoPhase], value: impl Fn(&IoPhase) -> f64) -> String {
+    phases
+        .iter()
+        .map(|p| format!("{:.9}", value(p)))
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 struct Row {
@@ -215,15 +238,7 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     }
     csv.push_str(",status,simulated_time_s,events,wall_s,cost_capital_usd,cost_energy_usd,cost_total_usd,usd_per_gb_per_s,usd_per_tb,job0_speedup_vs_pfs,job0_speedup_per_musd");
     for j in 0..max_jobs {
-        for m in [
-            "name",
-            "io_phase_s",
-            "time_in_io_mean_s",
-            "time_in_io_max_s",
-            "bandwidth_Bps",
-            "avg_hops",
-            "nonminimal_fraction",
-        ] {
+        for m in JOB_COLUMNS {
             csv.push_str(&format!(",job{j}_{m}"));
         }
     }
@@ -261,16 +276,19 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
                 for j in 0..max_jobs {
                     match res.jobs.get(j) {
                         Some(js) => csv.push_str(&format!(
-                            ",{},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4}",
+                            ",{},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4},{},{},{}",
                             csv_field(&js.name),
                             js.io_phase_s,
                             js.time_in_io_mean_s,
                             js.time_in_io_max_s,
                             js.effective_bandwidth,
                             js.avg_hops,
-                            js.nonminimal_fraction
+                            js.nonminimal_fraction,
+                            js.io_phases.len(),
+                            phase_list(&js.io_phases, |p| p.length_s),
+                            phase_list(&js.io_phases, |p| p.time_in_io_max_s)
                         )),
-                        None => csv.push_str(",,,,,,,"),
+                        None => csv.push_str(&",".repeat(JOB_COLUMNS.len())),
                     }
                 }
             }
@@ -281,7 +299,7 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
                     csv_field(&format!("failed: {e}"))
                 ));
                 for _ in 0..max_jobs {
-                    csv.push_str(",,,,,,,");
+                    csv.push_str(&",".repeat(JOB_COLUMNS.len()));
                 }
             }
         }

@@ -130,6 +130,10 @@ fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
         // The path model: one fabric LP instead of routers (alone, and with the bypass).
         ("tiny-fattree.toml", &["--set", "network.model=path"][..]),
         ("tiny-dragonfly.toml", path_bypass),
+        // Multi-phase jobs: S3D and HACC presets, and IOR's write and read and the two
+        // checkpoints split into phases by a short gap (`io_phases` in summary.json).
+        ("tiny-phases.toml", &[][..]),
+        ("tiny-fattree.toml", &["--set", "outputs.phase_gap=1us"][..]),
     ] {
         let mut reference: Option<(PathBuf, serde_json::Value)> = None;
         for t in ["1", "2", "3", "4"] {
@@ -138,6 +142,12 @@ fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
             args.extend_from_slice(extra);
             let s = run_scenario(&data(scn), &out, &args);
             assert_eq!(s["run"]["threads"].as_u64(), Some(t.parse().expect("n")));
+            if scn == "tiny-phases.toml" || extra.contains(&"outputs.phase_gap=1us") {
+                for j in s["jobs"].as_array().expect("jobs") {
+                    let n = j["io_phases"].as_array().map_or(0, Vec::len);
+                    assert!(n > 1, "{scn}: {} has {n} I/O phases", j["name"]);
+                }
+            }
             match &reference {
                 None => reference = Some((out, s)),
                 Some((ref_out, ref_s)) => {

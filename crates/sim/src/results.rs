@@ -95,6 +95,10 @@ pub struct JobSummary {
     pub io_end_s: f64,
     /// I/O phase length: first start to last end (s).
     pub io_phase_s: f64,
+    /// The job's I/O phases: the union of its ranks' I/O busy intervals, split wherever no
+    /// rank of the job had I/O in progress for longer than `outputs.phase_gap`. In time
+    /// order; the first starts at `io_start_s` and the last ends at `io_end_s`.
+    pub io_phases: Vec<IoPhase>,
     /// Mean time in I/O per rank (s).
     pub time_in_io_mean_s: f64,
     /// Median time in I/O per rank (s).
@@ -133,6 +137,84 @@ pub struct JobSummary {
     pub read_cache_fetched: u64,
     /// Barriers completed.
     pub barriers: u64,
+}
+
+/// One I/O phase of a job in `summary.json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IoPhase {
+    /// First I/O start in the phase (s).
+    pub start_s: f64,
+    /// Last I/O end in the phase (s).
+    pub end_s: f64,
+    /// End minus start (s).
+    pub length_s: f64,
+    /// Ranks with I/O in the phase.
+    pub ranks: u32,
+    /// Largest time in I/O of any rank within the phase (s): the sum of its I/O operations'
+    /// durations there.
+    pub time_in_io_max_s: f64,
+}
+
+/// One I/O phase in picoseconds (see [`io_phases`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PhaseSpan {
+    /// First I/O start (ps).
+    pub start: Time,
+    /// Last I/O end (ps).
+    pub end: Time,
+    /// Ranks with I/O in the phase.
+    pub ranks: u32,
+    /// Largest per-rank sum of I/O durations within the phase (ps).
+    pub time_in_io_max: Time,
+}
+
+impl PhaseSpan {
+    /// The phase in seconds, for `summary.json`.
+    pub fn to_io_phase(self) -> IoPhase {
+        IoPhase {
+            start_s: secs_f(self.start),
+            end_s: secs_f(self.end),
+            length_s: secs_f(self.end - self.start),
+            ranks: self.ranks,
+            time_in_io_max_s: secs_f(self.time_in_io_max),
+        }
+    }
+}
+
+/// A job's I/O phases from its ranks' busy intervals `(rank, start, end)` (any order): the
+/// union of the intervals, split wherever no interval is in progress for longer than `gap`
+/// (an idle stretch of exactly `gap` does not split). Independent of the input order.
+pub fn io_phases(intervals: &[(u32, Time, Time)], gap: Time) -> Vec<PhaseSpan> {
+    let mut sorted: Vec<(Time, Time, u32)> = intervals.iter().map(|&(r, a, b)| (a, b, r)).collect();
+    sorted.sort_unstable();
+    // (phase, rank, duration) of every interval, then folded per phase and rank.
+    let mut per_rank: Vec<(usize, u32, Time)> = Vec::with_capacity(sorted.len());
+    let mut phases: Vec<PhaseSpan> = Vec::new();
+    for &(a, b, r) in &sorted {
+        match phases.last_mut() {
+            Some(p) if a <= p.end.saturating_add(gap) => p.end = p.end.max(b),
+            _ => phases.push(PhaseSpan {
+                start: a,
+                end: b,
+                ranks: 0,
+                time_in_io_max: 0,
+            }),
+        }
+        per_rank.push((phases.len() - 1, r, b - a));
+    }
+    per_rank.sort_unstable();
+    let mut k = 0;
+    while k < per_rank.len() {
+        let (p, r, _) = per_rank[k];
+        let mut sum = 0;
+        while k < per_rank.len() && per_rank[k].0 == p && per_rank[k].1 == r {
+            sum += per_rank[k].2;
+            k += 1;
+        }
+        phases[p].ranks += 1;
+        phases[p].time_in_io_max = phases[p].time_in_io_max.max(sum);
+    }
+    phases
 }
 
 /// A persistent burst-buffer reservation in `summary.json`.
@@ -292,13 +374,15 @@ fn percentile(sorted: &[Time], p: f64) -> Time {
     sorted[idx]
 }
 
-/// Reduces a finished simulation.
+/// Reduces a finished simulation. `phase_gap` (ps) is `outputs.phase_gap`: the idle time
+/// that separates two I/O phases of a job.
 pub fn reduce(
     sim: &Simulation<SimLp>,
     placed: &Placed,
     workload: &Workload,
     topology: &Topology,
     last_event: Time,
+    phase_gap: Time,
 ) -> Results {
     let njobs = workload.jobs.len();
     let mut timeline = Vec::new();
@@ -539,6 +623,10 @@ pub fn reduce(
             io_start_s: start.map_or(0.0, secs_f),
             io_end_s: end.map_or(0.0, secs_f),
             io_phase_s: secs_f(phase),
+            io_phases: io_phases(&busy[j], phase_gap)
+                .into_iter()
+                .map(PhaseSpan::to_io_phase)
+                .collect(),
             time_in_io_mean_s: mean,
             time_in_io_median_s: secs_f(percentile(&tio, 0.5)),
             time_in_io_p99_s: secs_f(percentile(&tio, 0.99)),
@@ -646,5 +734,50 @@ fn device_row(
         drive_writes_per_day: st.drive_writes_per_day(cap, period),
         utilisation: (st.busy_time as f64 / period as f64).min(1.0),
         max_queue: st.max_queue,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phases_split_only_on_idle_stretches_longer_than_the_gap() {
+        // Rank 0: [0,10) [10,20) [50,55); rank 1: [5,30) [60,61); rank 2: [100,100).
+        let iv = [
+            (0, 0, 10),
+            (0, 10, 20),
+            (1, 5, 30),
+            (0, 50, 55),
+            (1, 60, 61),
+            (2, 100, 100),
+        ];
+        let span = |start, end, ranks, max| PhaseSpan {
+            start,
+            end,
+            ranks,
+            time_in_io_max: max,
+        };
+        // Idle 30..50 (20 ps) and 61..100 (39 ps).
+        assert_eq!(
+            io_phases(&iv, 19),
+            vec![span(0, 30, 2, 25), span(50, 61, 2, 5), span(100, 100, 1, 0)]
+        );
+        // An idle stretch of exactly the gap does not split.
+        assert_eq!(
+            io_phases(&iv, 20),
+            vec![span(0, 61, 2, 26), span(100, 100, 1, 0)]
+        );
+        assert_eq!(io_phases(&iv, 39), vec![span(0, 100, 3, 26)]);
+        // The input order does not matter.
+        let mut rev = iv.to_vec();
+        rev.reverse();
+        assert_eq!(io_phases(&rev, 19), io_phases(&iv, 19));
+        assert!(io_phases(&[], 1).is_empty());
+        let p = span(2_000_000_000_000, 3_500_000_000_000, 4, 1_000_000_000_000).to_io_phase();
+        assert_eq!(
+            (p.start_s, p.end_s, p.length_s, p.ranks, p.time_in_io_max_s),
+            (2.0, 3.5, 1.5, 4, 1.0)
+        );
     }
 }

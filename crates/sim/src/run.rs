@@ -44,6 +44,12 @@ pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Loaded, Diagno
     if scenario.simulation.threads == 0 {
         return Err(map.error_at("simulation.threads", "must be at least 1"));
     }
+    if scenario.outputs.phase_gap.get() == 0 {
+        return Err(map.error_at(
+            "outputs.phase_gap",
+            "must be positive (at least 1ps): the idle time that separates two I/O phases of a job",
+        ));
+    }
     let machine = build_machine(&scenario, &map)?;
     if machine.local_ssd.is_some() && scenario.burst_buffer.ssds_per_server != 1 {
         return Err(map.error_at(
@@ -155,6 +161,7 @@ impl Loaded {
             &self.workload,
             self.machine.network.topology(),
             stats.last_event_time,
+            self.scenario.outputs.phase_gap.get(),
         );
         Ok(Finished {
             results,

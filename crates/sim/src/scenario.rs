@@ -929,10 +929,20 @@ pub struct OutputsSection {
     /// Write the SVG plots.
     #[serde(default = "yes")]
     pub plots: bool,
+    /// A job's I/O phases (`io_phases` in `summary.json`) are split where none of its ranks
+    /// has I/O in progress for longer than this. Must be positive.
+    #[serde(default = "default_phase_gap")]
+    pub phase_gap: Duration,
 }
 
 fn yes() -> bool {
     true
+}
+/// 60 s: longer than the gaps inside one I/O phase of the study's applications (S3D's 2 s
+/// stagger between groups of writers, HACC's 1-40 s delays before each rank writes), shorter
+/// than their computation between phases (120-900 s).
+fn default_phase_gap() -> Duration {
+    Duration(60_000_000_000_000)
 }
 
 impl Default for OutputsSection {
@@ -940,6 +950,7 @@ impl Default for OutputsSection {
         OutputsSection {
             timeline: true,
             plots: true,
+            phase_gap: default_phase_gap(),
         }
     }
 }
