@@ -48,17 +48,19 @@
 #   sweep.csv                  one row per run: system, placement, mix, then bbsim's sweep.csv
 #                              columns with job0..job2 (mixes with fewer jobs leave them empty)
 #   jobs.csv                   one row per run and job: system, placement, mix, op_overhead,
-#                              job, setting (alone / with ...), I/O phase, time in I/O, hops
+#                              job, setting (alone / with ...), I/O phase, time in I/O, hops,
+#                              the job's I/O phases (count; lengths and slowest rank's time in
+#                              I/O per phase, `;`-separated) and phase1_time_in_io_max_s
 #   figures/hops.svg           (a) average I/O hops per application, topology and placement
 #   figures/timelines/<mix>-<system>-<placement>.svg
 #                              (b) each rank's I/O over time in the first I/O phase (middle
 #                              overhead)
 #   figures/io-phase-<app>-<system>.svg
 #                              (c) each application's I/O phase alone and co-scheduled: the
-#                              slowest rank's time in I/O (for GTC and LAMMPS, whose ranks all
-#                              write in one phase, the I/O phase length; for S3D and HACC the
-#                              sum over their phases, where io_phase_s would also count the
-#                              computation between the phases)
+#                              slowest rank's time in I/O in the job's first I/O phase (the
+#                              one the mixes line up with the co-scheduled jobs; GTC and
+#                              LAMMPS write in one phase, S3D in 3 and HACC in 2 with 300 and
+#                              600 s of computation between them)
 #   scenarios/                 the composed scenarios
 #   runs/<system>-<placement>-<mix>/   each sweep's run directories and sweep.csv
 #   timing.txt                 wall time of the whole script
@@ -216,7 +218,7 @@ for sys in $SYSTEMS; do for mix in $ORDERED; do for pl in $PLACEMENTS; do
             p = 0; k = 0; jobs = 0
             for (i = 1; i <= NF; i++) if ($i == "job0_name") p = i
             if (p) { for (i = p; i <= NF && $i ~ /^job0_/; i++) k++; jobs = (NF - p + 1) / k }
-            if (!p) { k = 7 }
+            if (!p) { k = 10 }
             pad = ""
             for (i = 0; i < (3 - jobs) * k; i++) pad = pad ","
             if (first) {
@@ -236,7 +238,7 @@ done; done; done
 
 # One row per run and job (ok runs only), for the figures.
 awk -F, '
-    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print "system,placement,mix,op_overhead,job,setting,io_phase_s,time_in_io_mean_s,time_in_io_max_s,bandwidth_Bps,avg_hops,nonminimal_fraction"; next }
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print "system,placement,mix,op_overhead,job,setting,io_phase_s,time_in_io_mean_s,time_in_io_max_s,bandwidth_Bps,avg_hops,nonminimal_fraction,io_phases,io_phase_lengths_s,io_phase_time_in_io_max_s,phase1_time_in_io_max_s"; next }
     $col["status"] != "ok" { next }
     {
         for (j = 0; j < 3; j++) {
@@ -245,9 +247,10 @@ awk -F, '
             for (o = 0; o < 3; o++) if (o != j && $col["job" o "_name"] != "") others = others (others == "" ? "" : "+") $col["job" o "_name"]
             setting = (others == "" ? "alone" : "with " others)
             printf "%s,%s,%s,%s,%s,%s", $1, $2, $3, $col["op_overhead"], name, setting
-            split("io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction", m, " ")
-            for (i = 1; i <= 6; i++) printf ",%s", $col["job" j "_" m[i]]
-            printf "\n"
+            split("io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases io_phase_lengths_s io_phase_time_in_io_max_s", m, " ")
+            for (i = 1; i <= 9; i++) printf ",%s", $col["job" j "_" m[i]]
+            split($col["job" j "_io_phase_time_in_io_max_s"], first, ";")
+            printf ",%s\n", first[1]
         }
     }' "$OUT/sweep.csv" >"$OUT/jobs.csv"
 
@@ -257,9 +260,9 @@ awk -F, '
 for app in gtc hacc lammps s3d; do
     for sys in $SYSTEMS; do
         grep -q "^$sys,[^,]*,[^,]*,[^,]*,$app," "$OUT/jobs.csv" || continue
-        "$BBSIM" plot bars "$OUT/jobs.csv" --value time_in_io_max_s --label setting,placement,op_overhead \
+        "$BBSIM" plot bars "$OUT/jobs.csv" --value phase1_time_in_io_max_s --label setting,placement,op_overhead \
             --where "job=$app" --where "system=$sys" \
-            --title "$(echo "$app" | tr a-z A-Z) on $sys: slowest rank's time in I/O, alone and co-scheduled" \
+            --title "$(echo "$app" | tr a-z A-Z) on $sys: slowest rank's time in I/O in the first I/O phase, alone and co-scheduled" \
             --unit "$UNIT" --scale "$UNIT_SCALE" --out "$OUT/figures/io-phase-$app-$sys.svg" >/dev/null ||
             die "drawing figures/io-phase-$app-$sys.svg failed"
     done
