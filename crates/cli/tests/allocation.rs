@@ -45,7 +45,7 @@ fn a_next_to_job_takes_the_nearest_free_nodes() {
 }
 
 #[test]
-fn next_to_mistakes_name_the_key() {
+fn allocation_key_mistakes_name_the_key() {
     let scn = data("tiny-fattree.toml");
     let scn = scn.to_str().expect("utf-8");
     // Job 0 is `ior`, job 1 `ckpt` (random allocation).
@@ -92,6 +92,17 @@ fn next_to_mistakes_name_the_key() {
             &["jobs.1.next_to=ior"],
             "jobs[1].next_to",
             "`next_to` applies to allocation = \"next-to\" only",
+        ),
+        // The allocation file's keys belong to allocation = "file" as strictly.
+        (
+            &["jobs.1.allocation_file=nodes.alloc"],
+            "jobs[1].allocation_file",
+            "`allocation_file` applies to allocation = \"file\" only",
+        ),
+        (
+            &["jobs.0.allocation_line=2"],
+            "jobs[0].allocation_line",
+            "`allocation_line` applies to allocation = \"file\" only",
         ),
         (
             &[

@@ -462,6 +462,17 @@ fn allocation(
             "`next_to` applies to allocation = \"next-to\" only",
         ));
     }
+    for (given, k) in [
+        (j.allocation_file.is_some(), "allocation_file"),
+        (j.allocation_line.is_some(), "allocation_line"),
+    ] {
+        if given && j.allocation != AllocationKind::File {
+            return Err(map.error_at(
+                &key(k),
+                format!("`{k}` applies to allocation = \"file\" only"),
+            ));
+        }
+    }
     Ok(match j.allocation {
         AllocationKind::Contiguous => AllocationPolicy::Contiguous,
         AllocationKind::Random => AllocationPolicy::Random,
