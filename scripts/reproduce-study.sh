@@ -61,7 +61,7 @@
 #                              one the mixes line up with the co-scheduled jobs; GTC and
 #                              LAMMPS write in one phase, S3D in 3 and HACC in 2 with 300 and
 #                              600 s of computation between them)
-#   scenarios/                 the composed scenarios
+#   scenarios/                 the composed scenarios (with the run's packet size)
 #   runs/<system>-<placement>-<mix>/   each sweep's run directories and sweep.csv
 #   timing.txt                 wall time of the whole script
 set -eu
@@ -164,8 +164,12 @@ compose() { # system placement mix -> path of the composed scenario
     local f="$OUT/scenarios/$1-$2-$3.toml"
     {
         echo "# Composed by scripts/reproduce-study.sh: the machine of scenarios/$1-$2.toml"
-        echo "# with the jobs of scenarios/study/$3.toml."
-        sed -e '/^\[\[jobs\]\]/,$d' -e "s/^name = .*/name = \"study-$3-$1-$2\"/" "$ROOT/scenarios/$1-$2.toml"
+        echo "# with the jobs of scenarios/study/$3.toml, and the run's packet size written in."
+        echo "# The script also passes --set network.model=$NET_MODEL --set burst_buffer.ssd_model=$SSD_MODEL"
+        echo "# (and, with STUDY_SCALE=smoke, the smoke overrides): pass those too to rerun it as the"
+        echo "# script did."
+        sed -e '/^\[\[jobs\]\]/,$d' -e "s/^name = .*/name = \"study-$3-$1-$2\"/" \
+            -e "s/^packet_size = .*/packet_size = \"$PACKET\"/" "$ROOT/scenarios/$1-$2.toml"
         sed -n '/^\[\[jobs\]\]/,$p' "$ROOT/scenarios/study/$3.toml"
     } >"$f"
     echo "$f"

@@ -156,6 +156,14 @@ fn reproduce_script_runs_one_mix_at_smoke_scale() {
         String::from_utf8_lossy(&status.stdout),
         String::from_utf8_lossy(&status.stderr)
     );
+    // The composed scenario carries the packet size the script ran it with (the system files
+    // say 4 KiB; the script's default is 64 KiB), so running it alone does not silently differ.
+    let composed = std::fs::read_to_string(out.join("scenarios/summit-grouped-gtc-ior.toml"))
+        .expect("composed scenario");
+    assert!(
+        composed.contains("packet_size = \"64KiB\"") && !composed.contains("\"4KiB\""),
+        "{composed}"
+    );
     let sweep = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
     let mut lines = sweep.lines();
     let header: Vec<&str> = lines.next().expect("header").split(',').collect();
