@@ -42,21 +42,89 @@ pub trait PendingSet<E>: Send {
     }
 }
 
-/// A binary min-heap of events.
+/// A 4-ary min-heap of events.
 ///
-/// The heap orders 32-byte (key, slot) entries; the events themselves (destination and payload,
-/// often 100 bytes and more) stay put in a slab, so sifting moves a third of the bytes or less.
+/// The heap orders 16-byte (time, slot) entries, four children to a 64-byte cache line; the
+/// rest of each key (priority, source, sequence) and the event itself (destination and
+/// payload, often 100 bytes and more) stay put in slabs. Entries are compared by time, and
+/// only equal times look the rest of the key up, so a sift mostly compares one word and
+/// moves a sixth of the bytes a heap of whole keys would.
 pub struct HeapSet<E> {
-    heap: BinaryHeap<Reverse<(EventKey, u32)>>,
+    heap: Vec<HeapEntry>,
+    /// `(order, seq)` of each slot's key (see [`EventKey`]).
+    ties: Vec<(u64, u64)>,
     /// Event bodies by slot; `None` slots are listed in `free`.
     slab: Vec<Option<(LpId, E)>>,
     free: Vec<u32>,
 }
 
+/// A heap entry: the event's time and its slot in [`HeapSet`]'s slabs.
+#[derive(Clone, Copy)]
+struct HeapEntry {
+    time: Time,
+    slot: u32,
+}
+
+/// Children per heap node.
+const ARITY: usize = 4;
+
+impl<E> HeapSet<E> {
+    /// Whether `a` orders before `b` (their full keys; slots are distinct).
+    #[inline(always)]
+    fn before(ties: &[(u64, u64)], a: HeapEntry, b: HeapEntry) -> bool {
+        a.time < b.time || (a.time == b.time && ties[a.slot as usize] < ties[b.slot as usize])
+    }
+
+    /// Moves `e` up from position `i` to its place.
+    #[inline]
+    fn sift_up(&mut self, mut i: usize, e: HeapEntry) {
+        while i > 0 {
+            let parent = (i - 1) / ARITY;
+            let p = self.heap[parent];
+            if !Self::before(&self.ties, e, p) {
+                break;
+            }
+            self.heap[i] = p;
+            i = parent;
+        }
+        self.heap[i] = e;
+    }
+
+    /// Fills the hole at the root with `e`, moving smaller children up.
+    #[inline]
+    fn sift_down_root(&mut self, e: HeapEntry) {
+        let n = self.heap.len();
+        let mut i = 0;
+        loop {
+            let first = ARITY * i + 1;
+            if first >= n {
+                break;
+            }
+            let last = (first + ARITY).min(n);
+            let mut best = first;
+            let mut b = self.heap[first];
+            for c in first + 1..last {
+                let x = self.heap[c];
+                if Self::before(&self.ties, x, b) {
+                    best = c;
+                    b = x;
+                }
+            }
+            if !Self::before(&self.ties, b, e) {
+                break;
+            }
+            self.heap[i] = b;
+            i = best;
+        }
+        self.heap[i] = e;
+    }
+}
+
 impl<E: Send> PendingSet<E> for HeapSet<E> {
     fn new(_lookahead: Time) -> Self {
         HeapSet {
-            heap: BinaryHeap::new(),
+            heap: Vec::new(),
+            ties: Vec::new(),
             slab: Vec::new(),
             free: Vec::new(),
         }
@@ -64,32 +132,52 @@ impl<E: Send> PendingSet<E> for HeapSet<E> {
     #[inline]
     fn push(&mut self, ev: Event<E>) {
         let body = Some((ev.dst, ev.payload));
+        let tie = (ev.key.order, ev.key.seq);
         let slot = match self.free.pop() {
             Some(i) => {
                 self.slab[i as usize] = body;
+                self.ties[i as usize] = tie;
                 i
             }
             None => {
                 self.slab.push(body);
+                self.ties.push(tie);
                 u32::try_from(self.slab.len() - 1).expect("more than 2^32 pending events")
             }
         };
-        self.heap.push(Reverse((ev.key, slot)));
+        let e = HeapEntry {
+            time: ev.key.time,
+            slot,
+        };
+        self.heap.push(e);
+        self.sift_up(self.heap.len() - 1, e);
     }
     #[inline]
     fn pop_before(&mut self, limit: Time) -> Option<Event<E>> {
-        match self.heap.peek() {
-            Some(Reverse((key, _))) if key.time < limit => {
-                let Reverse((key, slot)) = self.heap.pop()?;
-                let (dst, payload) = self.slab[slot as usize].take()?;
-                self.free.push(slot);
-                Some(Event { key, dst, payload })
-            }
-            _ => None,
+        let top = *self.heap.first()?;
+        if top.time >= limit {
+            return None;
         }
+        let last = self.heap.pop()?;
+        if !self.heap.is_empty() {
+            self.sift_down_root(last);
+        }
+        let slot = top.slot as usize;
+        let (dst, payload) = self.slab[slot].take()?;
+        let (order, seq) = self.ties[slot];
+        self.free.push(top.slot);
+        Some(Event {
+            key: EventKey {
+                time: top.time,
+                order,
+                seq,
+            },
+            dst,
+            payload,
+        })
     }
     fn next_time(&mut self) -> Option<Time> {
-        self.heap.peek().map(|r| r.0 .0.time)
+        self.heap.first().map(|e| e.time)
     }
     fn len(&self) -> usize {
         self.heap.len()
