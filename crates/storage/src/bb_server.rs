@@ -34,9 +34,12 @@ use crate::event::StorageEvent;
 use crate::intervals::Intervals;
 use crate::request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, RequestKind, StorageMsg};
 use crate::ssd::{SizeBin, Ssd, SsdBatch, SsdCompletion, SsdConfig, SsdPiece, SsdRequest};
+use crate::unit_map::{UnitKey, UnitMap};
 use crate::units::transfer_ps;
 use bbsim_engine::{Ctx, Time};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A DRAM buffer that absorbs writes and acknowledges them before they reach the SSDs.
@@ -312,8 +315,6 @@ struct Unit {
     drained: bool,
 }
 
-type UnitKey = (u32, u64, u64);
-
 #[derive(Clone, Debug)]
 struct Active {
     req: IoRequest,
@@ -330,7 +331,7 @@ enum SsdOp {
     /// of them occupy the DRAM staging buffer until the device request completes.
     Write {
         active: u64,
-        keys: Vec<UnitKey>,
+        keys: UnitKeys,
         staged: u64,
     },
     /// `pieces` read pieces of request `active` on one SSD.
@@ -363,10 +364,17 @@ struct StageIn {
 struct Group {
     ssd: usize,
     tag: u64,
-    pieces: Vec<SsdPiece>,
-    keys: Vec<UnitKey>,
+    pieces: SmallVec<[SsdPiece; 2]>,
+    keys: UnitKeys,
     staged: u64,
 }
+
+/// The units of one device request, inline up to two (a request of at most one stripe unit
+/// touches one or two; these are built for every transfer, so they stay off the allocator).
+type UnitKeys = SmallVec<[UnitKey; 2]>;
+
+/// The device requests a host request is split into, inline up to two.
+type Groups = SmallVec<[Group; 2]>;
 
 /// Marks an SSD without a group in [`BbServer::group_of`].
 const NO_GROUP: u32 = u32::MAX;
@@ -404,15 +412,15 @@ pub struct BbServer {
     ssds: Vec<Ssd>,
     lbas: Vec<LbaAlloc>,
     ledger: CapacityLedger,
-    units: BTreeMap<UnitKey, Unit>,
-    actives: BTreeMap<u64, Active>,
+    units: UnitMap<Unit>,
+    actives: FxHashMap<u64, Active>,
     next_id: u64,
     threads_busy: u32,
     thread_queue: VecDeque<u64>,
     stalled: VecDeque<u64>,
     staging_used: u64,
-    ssd_ops: BTreeMap<u64, SsdOp>,
-    pfs_ops: BTreeMap<u64, PfsOp>,
+    ssd_ops: FxHashMap<u64, SsdOp>,
+    pfs_ops: FxHashMap<u64, PfsOp>,
     drain_fifo: BTreeMap<u32, VecDeque<UnitKey>>,
     ended: BTreeSet<u32>,
     /// Per allocation: dirty bytes in the BB plus bytes handed to the data mover and not yet
@@ -420,7 +428,7 @@ pub struct BbServer {
     unstaged: BTreeMap<u32, u64>,
     /// Ended allocations whose stage-out completion has not been reported yet.
     stage_out_watch: BTreeSet<u32>,
-    stage_ins: BTreeMap<u64, StageIn>,
+    stage_ins: FxHashMap<u64, StageIn>,
     stage_queue: VecDeque<(u64, u64, u64)>,
     mover_outstanding: u32,
     mover_tick: bool,
@@ -493,20 +501,20 @@ impl BbServer {
             pfs_targets,
             ssds,
             lbas,
-            units: BTreeMap::new(),
-            actives: BTreeMap::new(),
+            units: UnitMap::default(),
+            actives: FxHashMap::default(),
             next_id: 0,
             threads_busy: 0,
             thread_queue: VecDeque::new(),
             stalled: VecDeque::new(),
             staging_used: 0,
-            ssd_ops: BTreeMap::new(),
-            pfs_ops: BTreeMap::new(),
+            ssd_ops: FxHashMap::default(),
+            pfs_ops: FxHashMap::default(),
             drain_fifo: BTreeMap::new(),
             ended: BTreeSet::new(),
             unstaged: BTreeMap::new(),
             stage_out_watch: BTreeSet::new(),
-            stage_ins: BTreeMap::new(),
+            stage_ins: FxHashMap::default(),
             stage_queue: VecDeque::new(),
             mover_outstanding: 0,
             mover_tick: false,
@@ -691,7 +699,7 @@ impl BbServer {
     /// The index in `groups` of the device request collecting pieces for SSD `ssd`: the
     /// existing one if batching, else a new one with a fresh tag (so tags are taken in the
     /// order of each SSD's first piece, exactly as one request per piece would take them).
-    fn group_for(&mut self, groups: &mut Vec<Group>, ssd: usize) -> usize {
+    fn group_for(&mut self, groups: &mut Groups, ssd: usize) -> usize {
         if self.batching {
             if let Some(&g) = self.group_of.get(ssd) {
                 if g != NO_GROUP {
@@ -703,8 +711,8 @@ impl BbServer {
         groups.push(Group {
             ssd,
             tag,
-            pieces: Vec::new(),
-            keys: Vec::new(),
+            pieces: SmallVec::new(),
+            keys: SmallVec::new(),
             staged: 0,
         });
         let g = groups.len() - 1;
@@ -809,7 +817,7 @@ impl BbServer {
         };
         let n = self.ssds.len() as u64;
         let mut count = 0;
-        let mut groups = Vec::new();
+        let mut groups = Groups::new();
         for (idx, off, len) in self.pieces(req.offset, req.len) {
             count += 1;
             let key = (req.alloc, req.file, idx);
@@ -899,7 +907,7 @@ impl BbServer {
         }
         let mut missing = false;
         let mut count = 0;
-        let mut groups = Vec::new();
+        let mut groups = Groups::new();
         for (idx, off, len) in self.pieces(req.offset, req.len) {
             count += 1;
             let (ssd, offset) = match self.units.get(&(req.alloc, req.file, idx)) {
@@ -1382,11 +1390,7 @@ impl BbServer {
         ctx: &mut Ctx<'_, E>,
         out: &mut Vec<BbAction>,
     ) {
-        let keys: Vec<UnitKey> = self
-            .units
-            .range((alloc, file, 0)..=(alloc, file, u64::MAX))
-            .map(|(k, _)| *k)
-            .collect();
+        let keys = self.units.file_keys(alloc, file);
         for k in keys {
             if let Some(u) = self.units.get_mut(&k) {
                 let d = u.dirty.len();

@@ -4,7 +4,12 @@
 use crate::placement::Layout;
 use crate::request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, RequestKind};
 use bbsim_engine::Time;
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
+
+/// The per-server requests of one application request, inline up to two (a request rarely
+/// spans more servers).
+pub type Parts = SmallVec<[(Endpoint, IoRequest); 2]>;
 
 /// Sub-requests per application request are numbered below this.
 pub const MAX_PARTS: u64 = 1 << 16;
@@ -23,7 +28,7 @@ pub struct IoRecord {
     /// Completion time of the last part (ps).
     pub end: Time,
     /// Endpoints that served a part, sorted, without duplicates.
-    pub servers: Vec<Endpoint>,
+    pub servers: SmallVec<[Endpoint; 4]>,
     /// Largest request + reply hop count among the parts.
     pub max_hops: u32,
     /// Sum of request + reply hops over the parts.
@@ -78,9 +83,9 @@ impl IoTracker {
         endpoints: &[Endpoint],
         me: Endpoint,
         now: Time,
-    ) -> Vec<(Endpoint, IoRequest)> {
+    ) -> Parts {
         let chunks = layout.split(app.offset, app.len);
-        let parts: Vec<(Endpoint, IoRequest)> = chunks
+        let parts: Parts = chunks
             .iter()
             .enumerate()
             .map(|(i, c)| {
@@ -110,7 +115,7 @@ impl IoTracker {
                     bytes: app.len,
                     start: now,
                     end: now,
-                    servers: Vec::new(),
+                    servers: SmallVec::new(),
                     max_hops: 0,
                     total_hops: 0,
                     spilled: false,
@@ -182,7 +187,7 @@ mod tests {
         let rec = t
             .on_reply(&reply(&parts[1].1, Endpoint(100), 6), 90)
             .unwrap();
-        assert_eq!(rec.servers, vec![Endpoint(100), Endpoint(200)]);
+        assert_eq!(rec.servers.to_vec(), vec![Endpoint(100), Endpoint(200)]);
         assert_eq!((rec.max_hops, rec.total_hops), (6, 10));
         assert_eq!((rec.start, rec.end, rec.bytes), (50, 90, 25));
         assert_eq!(t.in_progress(), 0);

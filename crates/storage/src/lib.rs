@@ -29,6 +29,7 @@ pub mod request;
 pub mod ssd;
 pub mod standalone;
 pub mod stats;
+pub mod unit_map;
 pub mod units;
 
 pub use bb_server::{

@@ -6,6 +6,11 @@
 
 use crate::error::{positive, ConfigError};
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+/// The chunks of one request, one per server touched, inline up to four (a request rarely
+/// spans more servers; splitting happens once per application I/O operation).
+pub type Chunks = SmallVec<[Chunk; 4]>;
 
 /// Where burst buffers sit.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,14 +112,14 @@ pub struct Layout {
 impl Layout {
     /// Splits `[offset, offset + len)` into at most one chunk per server (a server's stripes
     /// of one contiguous request are contiguous in its packed view), in stripe-set order.
-    pub fn split(&self, offset: u64, len: u64) -> Vec<Chunk> {
+    pub fn split(&self, offset: u64, len: u64) -> Chunks {
         let n = self.servers.len().max(1) as u64;
         let ss = self.stripe_size.max(1);
         let mut pos = offset;
         let end = offset.saturating_add(len);
         // Touching at most `n` stripes, every stripe has its own server: no merging needed.
         if end > offset && (end - 1) / ss - offset / ss < n {
-            let mut chunks = Vec::with_capacity(((end - 1) / ss - offset / ss + 1) as usize);
+            let mut chunks = Chunks::with_capacity(((end - 1) / ss - offset / ss + 1) as usize);
             while pos < end {
                 let stripe = pos / ss;
                 let within = pos % ss;
@@ -228,7 +233,7 @@ mod tests {
             for offset in [0u64, 1, 99, 100, 250, 1234] {
                 for len in [0u64, 1, 99, 100, 101, 199, 200, 301, 699, 700, 701, 2500] {
                     assert_eq!(
-                        l.split(offset, len),
+                        l.split(offset, len).to_vec(),
                         split_reference(&l, offset, len),
                         "n {n} offset {offset} len {len}"
                     );

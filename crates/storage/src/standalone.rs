@@ -245,7 +245,7 @@ impl ClientLp {
                         bytes: op.len,
                         start: self.local_start.remove(&c.tag).unwrap_or(c.submitted),
                         end: c.finished,
-                        servers: Vec::new(),
+                        servers: Default::default(),
                         max_hops: 0,
                         total_hops: 0,
                         spilled: false,

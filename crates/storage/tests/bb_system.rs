@@ -154,8 +154,8 @@ fn requests_record_servers_and_hops() {
     check(&sim);
     for r in &clients(&sim)[0].records {
         assert_eq!(
-            r.servers,
-            vec![bbsim_storage::Endpoint(1), bbsim_storage::Endpoint(2)]
+            r.servers[..],
+            [bbsim_storage::Endpoint(1), bbsim_storage::Endpoint(2)]
         );
         assert_eq!(r.max_hops, 4, "2 hops there and back to the farther server");
         assert_eq!(r.total_hops, 2 + 4);
@@ -228,7 +228,7 @@ fn full_bb_spills_to_the_pfs_when_configured() {
         .records
         .iter()
         .filter(|r| r.spilled)
-        .all(|r| r.servers == vec![bbsim_storage::Endpoint(1)] && r.max_hops == 2);
+        .all(|r| r.servers[..] == [bbsim_storage::Endpoint(1)] && r.max_hops == 2);
     assert!(
         via_bb,
         "spilled writes are acknowledged by the BB server that forwarded them"
