@@ -42,13 +42,28 @@ impl Hasher for KeyHasher {
 /// link of a group pair per packet (64 on a 4-group Aries with 2 global links per router).
 #[derive(Debug, Default)]
 pub(crate) struct SlotCache {
-    /// Small shapes: (offset, destination + 1 or 0) -> 1 + index into `entries` (0: unknown).
-    dense: Vec<u32>,
+    /// Small shapes: (offset, destination + 1 or 0) -> a packed memo (see [`pack_memo`]; 0:
+    /// unknown).
+    dense: Vec<u64>,
     /// Large shapes: the same map, hashed.
-    sparse: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
-    /// (cost, first index in `slots`, count).
+    sparse: HashMap<u64, u64, BuildHasherDefault<KeyHasher>>,
+    /// Memos too large to pack: (cost, first index in `slots`, count).
     entries: Vec<(u32, u32, u32)>,
+    /// The tied slots of memos with more than one.
     slots: Vec<u32>,
+}
+
+/// Marks a packed memo.
+const PACKED: u64 = 1 << 63;
+
+/// A memo in one word, so that a decision touches the memo's cache line and at most the tied
+/// slots' (not a separate entry as well): [`PACKED`] | count (15 bits) << 48 | cost (16
+/// bits) << 32 | the slot itself if count is 1, else the index of the first tied slot in
+/// [`SlotCache::slots`]. `None` if a field does not fit; such memos are `1 + index` into
+/// [`SlotCache::entries`].
+fn pack_memo(count: usize, cost: u32, low: usize) -> Option<u64> {
+    (count < 1 << 15 && cost < 1 << 16 && low < 1 << 32)
+        .then(|| PACKED | (count as u64) << 48 | u64::from(cost) << 32 | low as u64)
 }
 
 /// Largest (groups x (routers per group + 1)) a router's memo indexes densely (16 KiB).
@@ -97,7 +112,7 @@ pub(crate) fn choose_slot_cached(
             best = best.min(cost(slot, far));
             m += 1;
         }
-        let start = slots.len() as u32;
+        let start = slots.len();
         let mut m = 0;
         while let Some((slot, far)) = s.slot_pair(offset, m) {
             if cost(slot, far) == best {
@@ -105,16 +120,35 @@ pub(crate) fn choose_slot_cached(
             }
             m += 1;
         }
-        entries.push((best, start, slots.len() as u32 - start));
-        *known = entries.len() as u32;
+        let count = slots.len() - start;
+        let packed = if count == 1 {
+            pack_memo(1, best, slots[start] as usize).inspect(|_| slots.truncate(start))
+        } else {
+            pack_memo(count, best, start)
+        };
+        *known = packed.unwrap_or_else(|| {
+            entries.push((best, start as u32, count as u32));
+            entries.len() as u64
+        });
     }
-    let (cost, start, count) = entries[*known as usize - 1];
-    let pick = if count <= 1 {
-        0
+    let memo = *known;
+    let (cost, low, count) = if memo & PACKED != 0 {
+        (
+            ((memo >> 32) & 0xFFFF) as u32,
+            memo as u32,
+            ((memo >> 48) & 0x7FFF) as u32,
+        )
     } else {
-        rng.below(u64::from(count)) as u32
+        entries[memo as usize - 1]
     };
-    (slots[(start + pick) as usize], cost)
+    match count {
+        1 if memo & PACKED != 0 => (low, cost),
+        0 | 1 => (slots[low as usize], cost),
+        _ => {
+            let pick = rng.below(u64::from(count)) as u32;
+            (slots[(low + pick) as usize], cost)
+        }
+    }
 }
 
 /// Picks the global slot (in `from_group`) of a link toward group `to_group`, minimising
