@@ -280,8 +280,11 @@ fn every_server_request_is_one_device_request_and_events_fall() {
     assert_eq!(requests(&per), 16 * 2 * 64);
     assert_eq!(writes(&arr), writes(&per));
     assert_eq!(writes(&arr), 8 * 8 * 32);
+    // A device request costs about one event (its completion; setups join the sharing without
+    // events of their own), so 16 per-SSD requests per server request against one device
+    // request leave the array with well under half the events (network events are the same).
     assert!(
-        arr_stats.events * 3 < per_stats.events,
+        arr_stats.events * 2 < per_stats.events,
         "{} events as an array, {} per SSD",
         arr_stats.events,
         per_stats.events

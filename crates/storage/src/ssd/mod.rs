@@ -235,8 +235,6 @@ impl SsdEvent {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SsdTimer {
-    /// The setup phase of the request in slab slot `slot` ended.
-    Setup(u32),
     /// The earliest transfer may have finished (stale unless `gen` is current).
     Transfer(u64),
 }
@@ -272,6 +270,14 @@ pub struct Ssd {
     waiting: VecDeque<u32>,
     in_service: u32,
     sharing: Sharing,
+    /// Requests in their setup phase: (time their transfer starts, slot), in the order they
+    /// join the sharing (by time, then by start). Joins are applied when the device next acts
+    /// ([`Ssd::settle`]), with the arithmetic of applying them on time.
+    joins: Vec<(Time, u32)>,
+    /// When the valid completion timer fires, if one is pending.
+    armed: Option<Time>,
+    /// Scratch: (time, work, weight) of the pending joins, for the completion forecast.
+    forecast: Vec<(Time, Time, u32)>,
     gen: u64,
     next_offset: u64,
     stats: DeviceStats,
@@ -301,6 +307,9 @@ impl Ssd {
             waiting: VecDeque::new(),
             in_service: 0,
             sharing,
+            joins: Vec::new(),
+            armed: None,
+            forecast: Vec::new(),
             gen: 0,
             next_offset: 0,
             finished: Vec::new(),
@@ -451,7 +460,9 @@ impl Ssd {
         };
         self.stats.queue_change(now, i64::from(ops));
         if self.waiting.is_empty() && self.in_service < self.cfg.channels {
+            self.settle(now);
             self.start(slot, ctx);
+            self.rearm(ctx);
         } else {
             self.waiting.push_back(slot);
         }
@@ -485,29 +496,57 @@ impl Ssd {
         if w < target {
             self.narrow.push_back(slot);
         }
+        let now = ctx.now();
         if setup > 0 {
-            let ev = SsdEvent {
-                dev: self.dev,
-                timer: SsdTimer::Setup(slot),
-            };
-            ctx.send_self(setup, E::from(StorageEvent::Ssd(ev)));
+            let at = now.saturating_add(setup);
+            let pos = self.joins.partition_point(|&(t, _)| t <= at);
+            self.joins.insert(pos, (at, slot));
         } else {
-            self.begin_transfer(slot, ctx);
+            self.begin_transfer(slot, now);
         }
     }
 
-    fn begin_transfer<E: From<StorageEvent>>(&mut self, slot: u32, ctx: &mut Ctx<'_, E>) {
+    /// Request `slot` starts transferring at `at`.
+    fn begin_transfer(&mut self, slot: u32, at: Time) {
         if let Some(e) = self.slab[slot as usize].as_mut() {
             e.transferring = true;
         }
         let (work, width) = self.slab[slot as usize].map_or((0, 1), |e| (e.work, e.width));
-        self.sharing.add_weighted(ctx.now(), slot, work, width);
-        self.reschedule(ctx);
+        self.sharing.add_weighted(at, slot, work, width);
     }
 
-    fn reschedule<E: From<StorageEvent>>(&mut self, ctx: &mut Ctx<'_, E>) {
+    /// Applies the joins due by `now`, in order, each at its own time: the device's state is
+    /// then what it would be had every setup ended with an event of its own.
+    fn settle(&mut self, now: Time) {
+        let due = self.joins.partition_point(|&(t, _)| t <= now);
+        if due == 0 {
+            return;
+        }
+        for k in 0..due {
+            let (at, slot) = self.joins[k];
+            self.begin_transfer(slot, at);
+        }
+        self.joins.drain(..due);
+    }
+
+    /// Makes the completion timer fire at the next completion, forecast over the pending joins
+    /// ([`Sharing::next_finish_with_joins`]): one event per completion (plus one per forecast a
+    /// new request changes) instead of one per setup and one per change of the sharing.
+    fn rearm<E: From<StorageEvent>>(&mut self, ctx: &mut Ctx<'_, E>) {
+        let mut forecast = std::mem::take(&mut self.forecast);
+        forecast.clear();
+        forecast.extend(self.joins.iter().map(|&(t, slot)| {
+            let (work, width) = self.slab[slot as usize].map_or((0, 1), |e| (e.work, e.width));
+            (t, work, width)
+        }));
+        let next = self.sharing.next_finish_with_joins(&forecast);
+        self.forecast = forecast;
+        if next == self.armed {
+            return;
+        }
         self.gen += 1;
-        if let Some(t) = self.sharing.next_finish() {
+        self.armed = next;
+        if let Some(t) = next {
             let ev = SsdEvent {
                 dev: self.dev,
                 timer: SsdTimer::Transfer(self.gen),
@@ -553,12 +592,13 @@ impl Ssd {
         done: &mut Vec<SsdCompletion>,
     ) {
         match ev.timer {
-            SsdTimer::Setup(slot) => self.begin_transfer(slot, ctx),
             SsdTimer::Transfer(gen) => {
                 if gen != self.gen {
                     return;
                 }
+                self.armed = None;
                 let now = ctx.now();
+                self.settle(now);
                 let mut finished = std::mem::take(&mut self.finished);
                 self.sharing.pop_finished(now, &mut finished);
                 for &slot in &finished {
@@ -588,7 +628,7 @@ impl Ssd {
                     };
                     self.start(next, ctx);
                 }
-                self.reschedule(ctx);
+                self.rearm(ctx);
             }
         }
     }
