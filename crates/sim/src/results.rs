@@ -434,7 +434,7 @@ pub fn reduce(
                     let (ops, hops) = &mut net_ops[j as usize];
                     *ops += io.net_ops;
                     *hops += io.net_hops;
-                    busy[j as usize].extend(io.busy.iter().map(|&(a, b)| (rank, a, b)));
+                    busy[j as usize].extend(io.busy().map(|(a, b)| (rank, a, b)));
                     ranks.push(RankRow {
                         job: j,
                         rank,

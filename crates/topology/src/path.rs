@@ -84,6 +84,10 @@ pub struct PathFabric<P> {
     load_bytes: Vec<u64>,
     /// Per output port: future credit returns (time in ps, bytes), earliest first.
     credits: Vec<BinaryHeap<Reverse<(Time, u32)>>>,
+    /// Per output port: when its earliest future credit is due (`Time::MAX`: none). Kept
+    /// beside the heaps so that replaying a router's credits before a routing decision reads
+    /// one contiguous array and touches only the heaps that have a credit due.
+    next_credit: Vec<Time>,
     /// Per output port: a [`NetEvent::LinkFree`] wake-up is pending.
     wake: Vec<bool>,
     /// Per router: dragonfly global-slot memo.
@@ -225,6 +229,7 @@ impl<P> PathFabric<P> {
             queues: (0..n).map(|_| LinkQueue::default()).collect(),
             load_bytes: vec![0; n],
             credits: (0..n).map(|_| BinaryHeap::new()).collect(),
+            next_credit: vec![Time::MAX; n],
             wake: vec![false; n],
             slots: (0..routers).map(|_| SlotCache::default()).collect(),
             stats,
@@ -404,13 +409,19 @@ impl<P> PathFabric<P> {
     /// Link `i` gets `bytes` of credit back at `at`; credits due by `now` are applied.
     fn credit_back(&mut self, i: usize, at: Time, bytes: u32, now: Time) {
         self.credits[i].push(Reverse((at, bytes)));
+        self.next_credit[i] = self.next_credit[i].min(at);
         self.apply_credits(i, now);
     }
 
     /// Applies link `i`'s credits due by `at`.
     fn apply_credits(&mut self, i: usize, at: Time) {
+        if self.next_credit[i] > at {
+            return;
+        }
+        self.next_credit[i] = Time::MAX;
         while let Some(&Reverse((t, bytes))) = self.credits[i].peek() {
             if t > at {
+                self.next_credit[i] = t;
                 break;
             }
             self.credits[i].pop();

@@ -24,9 +24,11 @@ pub struct RankIo {
     pub net_ops: u64,
     /// Sum of those operations' request-path router hops.
     pub net_hops: u64,
-    /// Busy intervals `[start, end)` in ps, in completion order, an operation that starts
-    /// when the previous one ended extending it (for the timeline plot).
-    pub busy: Vec<(Time, Time)>,
+    /// Busy intervals `[start, end)` in ps before the last one, in completion order.
+    closed: Vec<(Time, Time)>,
+    /// The last busy interval, kept inline: a stream of back-to-back operations extends it
+    /// without touching `closed` (one cache line per operation at full scale, not two).
+    last: Option<(Time, Time)>,
 }
 
 impl RankIo {
@@ -46,10 +48,17 @@ impl RankIo {
             self.net_ops += 1;
             self.net_hops += u64::from(h);
         }
-        match self.busy.last_mut() {
+        match self.last.as_mut() {
             Some(last) if last.1 == start && end > start => last.1 = end,
-            _ => self.busy.push((start, end)),
+            Some(last) => self.closed.push(std::mem::replace(last, (start, end))),
+            None => self.last = Some((start, end)),
         }
+    }
+
+    /// Busy intervals `[start, end)` in ps, in completion order, an operation that starts
+    /// when the previous one ended extending it (for the timeline plot).
+    pub fn busy(&self) -> impl Iterator<Item = (Time, Time)> + '_ {
+        self.closed.iter().copied().chain(self.last)
     }
 }
 
@@ -79,6 +88,9 @@ mod tests {
         assert_eq!(r.time_in_io, 3 + 4 + 1);
         assert_eq!((r.first_io_start, r.last_io_end), (Some(5), Some(21)));
         assert_eq!((r.net_ops, r.net_hops), (2, 8));
-        assert_eq!(r.busy, vec![(5, 12), (20, 21), (21, 21)]);
+        assert_eq!(
+            r.busy().collect::<Vec<_>>(),
+            vec![(5, 12), (20, 21), (21, 21)]
+        );
     }
 }
