@@ -537,9 +537,10 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
         .cloned()
         .collect();
     let base = Network::build(&base_cfg).map_err(|e| net_error(map, e))?;
-    let base_summary = base.topology().summary();
+    // Link counts only: the full summary would also search the base network's diameter.
+    let base_topo = base.topology();
     let base_routers = base.routers();
-    let base_links = base_summary.router_links + base_summary.terminal_links;
+    let base_links = base_topo.wiring().router_links() + u64::from(base_topo.terminals());
     cfg.extras = extras;
     let network = Network::build(&cfg).map_err(|e| net_error(map, e))?;
     let group = |name: &str| -> Vec<u32> {

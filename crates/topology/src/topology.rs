@@ -75,6 +75,9 @@ pub struct Topology {
     compute: u32,
     extras: Vec<ExtraGroup>,
     cluster: Vec<u32>,
+    /// The diameter, computed on first use (a breadth-first search from every router: about
+    /// 0.15 s on a Cori-sized Aries, and summaries ask for it more than once per run).
+    diameter: std::sync::OnceLock<u32>,
 }
 
 impl Topology {
@@ -119,6 +122,7 @@ impl Topology {
             compute,
             extras,
             cluster,
+            diameter: std::sync::OnceLock::new(),
         })
     }
 
@@ -210,7 +214,9 @@ impl Topology {
     /// Graph diameter in router-to-router links between routers hosting terminals (breadth-first
     /// search on the petgraph view; cost grows with routers x links).
     pub fn diameter(&self) -> u32 {
-        metrics::diameter(&self.wiring)
+        *self
+            .diameter
+            .get_or_init(|| metrics::diameter(&self.wiring))
     }
 
     /// Bisection bandwidth in bytes/s (one direction) from the closed form of the topology
