@@ -73,11 +73,9 @@ pub struct PathFabric<P> {
     hosts: Arc<[LpId]>,
     /// First index of router `r`'s ports in `ports` and `free` (plus the total at the end).
     base: Vec<u32>,
-    ports: Vec<PathPort>,
-    /// Per output port: the end of its last reservation (ps).
-    free: Vec<Time>,
-    /// Per output port: packets waiting for it, first come first served.
-    queues: Vec<LinkQueue<P>>,
+    /// Per output port: the link's parameters, reservation, wake-up flag and queue, together
+    /// (a hop reads all of them; in separate arrays each was its own cold cache line).
+    links: Vec<Link<P>>,
     /// Per output port: bytes routed to it whose credit has not come back, as a router counts
     /// them for adaptive routing (queued here, or in the downstream router until their tail
     /// leaves it; on an ejection link, until they start).
@@ -88,8 +86,6 @@ pub struct PathFabric<P> {
     /// beside the heaps so that replaying a router's credits before a routing decision reads
     /// one contiguous array and touches only the heaps that have a credit due.
     next_credit: Vec<Time>,
-    /// Per output port: a [`NetEvent::LinkFree`] wake-up is pending.
-    wake: Vec<bool>,
     /// Per router: dragonfly global-slot memo.
     slots: Vec<SlotCache>,
     /// Per router: packets routed and per-port link statistics (no buffer statistics).
@@ -111,6 +107,18 @@ pub struct PathFabric<P> {
 /// packets much longer than a path's latency (1 MiB takes 80-200 µs, a path about 1 µs) still
 /// cross the whole network in one event.
 pub const AHEAD_FRACTION: u64 = 16;
+
+/// One output link of the fabric.
+struct Link<P> {
+    /// The end of its last reservation (ps).
+    free: Time,
+    /// Where it leads, its latency and bandwidth.
+    port: PathPort,
+    /// A [`NetEvent::LinkFree`] wake-up is pending.
+    wake: bool,
+    /// Packets waiting for it.
+    queue: LinkQueue<P>,
+}
 
 /// The packets waiting for one output link, one FIFO per input port of its router, served
 /// round robin among the inputs as a router's arbiter does.
@@ -217,6 +225,15 @@ impl<P> PathFabric<P> {
         }
         base.push(ports.len() as u32);
         let n = ports.len();
+        let links = ports
+            .into_iter()
+            .map(|port| Link {
+                free: 0,
+                port,
+                wake: false,
+                queue: LinkQueue::default(),
+            })
+            .collect();
         PathFabric {
             class,
             topo,
@@ -224,13 +241,10 @@ impl<P> PathFabric<P> {
             params,
             hosts,
             base,
-            ports,
-            free: vec![0; n],
-            queues: (0..n).map(|_| LinkQueue::default()).collect(),
+            links,
             load_bytes: vec![0; n],
             credits: (0..n).map(|_| BinaryHeap::new()).collect(),
             next_credit: vec![Time::MAX; n],
-            wake: vec![false; n],
             slots: (0..routers).map(|_| SlotCache::default()).collect(),
             stats,
             load: vec![0; widest],
@@ -256,7 +270,7 @@ impl<P> PathFabric<P> {
 
     /// Packets waiting for a link or parked between routers (0 after a drained run).
     pub fn waiting_packets(&self) -> usize {
-        self.queues.iter().map(|q| q.len).sum::<usize>() + self.parked.iter().flatten().count()
+        self.links.iter().map(|l| l.queue.len).sum::<usize>() + self.parked.iter().flatten().count()
     }
 
     /// Handles one network event addressed to the fabric: a packet from a NIC (its head has
@@ -317,8 +331,9 @@ impl<P> PathFabric<P> {
             tail,
             from,
         };
-        if self.free[i] > head || self.queues[i].len > 0 {
-            self.queues[i].push(w);
+        let l = &mut self.links[i];
+        if l.free > head || l.queue.len > 0 {
+            l.queue.push(w);
             self.ensure_wake(i, ctx);
         } else {
             self.transmit(w, head, ctx);
@@ -333,12 +348,12 @@ impl<P> PathFabric<P> {
         ctx: &mut Ctx<'_, E>,
     ) {
         let i = w.link as usize;
-        let p = self.ports[i];
+        let p = self.links[i].port;
         let bytes = u64::from(w.pkt.bytes);
         let ser = serialisation(bytes, p.bandwidth);
         let start = granted.max(w.tail.saturating_sub(ser));
         let end = start + ser;
-        self.free[i] = end;
+        self.links[i].free = end;
         let port = w.link - self.base[w.router as usize];
         self.stats[w.router as usize].links[port as usize].record(bytes, ser);
         let now = ctx.now();
@@ -346,7 +361,7 @@ impl<P> PathFabric<P> {
         if w.from != u32::MAX {
             // The tail leaves this router at `end`: the upstream link's credit is back one
             // latency later.
-            let back = end + self.ports[w.from as usize].latency;
+            let back = end + self.links[w.from as usize].port.latency;
             self.credit_back(w.from as usize, back, cost, now);
         }
         let mut pkt = w.pkt;
@@ -431,9 +446,10 @@ impl<P> PathFabric<P> {
 
     /// Schedules a wake-up of link `i` when its reservation ends, unless one is pending.
     fn ensure_wake<E: From<NetEvent<P>>>(&mut self, i: usize, ctx: &mut Ctx<'_, E>) {
-        if !self.wake[i] {
-            self.wake[i] = true;
-            let delay = self.free[i].saturating_sub(ctx.now());
+        let l = &mut self.links[i];
+        if !l.wake {
+            l.wake = true;
+            let delay = l.free.saturating_sub(ctx.now());
             ctx.send_self(delay, E::from(NetEvent::LinkFree { link: i as u32 }));
         }
     }
@@ -441,13 +457,13 @@ impl<P> PathFabric<P> {
     /// Link `link`'s reservation has ended: grant it to its first waiting packet.
     fn grant<E: From<NetEvent<P>>>(&mut self, link: u32, ctx: &mut Ctx<'_, E>) {
         let i = link as usize;
-        self.wake[i] = false;
-        let Some(w) = self.queues[i].pop() else {
+        self.links[i].wake = false;
+        let Some(w) = self.links[i].queue.pop() else {
             return;
         };
         let granted = ctx.now().max(w.head);
         self.transmit(w, granted, ctx);
-        if self.queues[i].len > 0 {
+        if self.links[i].queue.len > 0 {
             self.ensure_wake(i, ctx);
         }
     }
