@@ -28,16 +28,32 @@ for bin in "$old" "$new"; do
     [ -x "$bin" ] || { echo "paired-run: $bin: not an executable" >&2; exit 2; }
 done
 [ -f "$scenario" ] || { echo "paired-run: $scenario: no such scenario file" >&2; exit 2; }
+case "$rounds" in
+    '' | *[!0-9]* | 0) echo "paired-run: ROUNDS must be a positive whole number, not '$rounds'" >&2; exit 2 ;;
+esac
+[ -x /usr/bin/time ] || { echo "paired-run: needs /usr/bin/time (GNU time)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for round in $(seq 1 "$rounds"); do
+    pids=()
     for side in old new; do
         bin=$old
         [ "$side" = new ] && bin=$new
-        ( /usr/bin/time -f "%e %U" -o "$work/$side.time" \
-            "$bin" run "$scenario" "$@" --out "$work/$side-out" -q ) &
+        /usr/bin/time -f "%e %U" -o "$work/$side.time" \
+            "$bin" run "$scenario" "$@" --out "$work/$side-out" -q 2> "$work/$side.err" &
+        pids+=($!)
     done
-    wait
+    failed=0
+    for k in 0 1; do
+        side=old
+        [ "$k" = 1 ] && side=new
+        if ! wait "${pids[$k]}"; then
+            echo "paired-run: the $side binary failed:" >&2
+            cat "$work/$side.err" >&2
+            failed=1
+        fi
+    done
+    [ "$failed" = 0 ] || exit 1
     for side in old new; do
         read -r wall user < "$work/$side.time"
         events=$(grep -o '"events": [0-9]*' "$work/$side-out/summary.json" | head -1 | grep -o '[0-9]*$')
