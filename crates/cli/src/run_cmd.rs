@@ -112,10 +112,8 @@ fn estimated_end(l: &Loaded) -> Time {
         .jobs
         .iter()
         .map(|j| {
-            let per_rank = j
-                .ops
-                .iter()
-                .map(|(_, ops)| ops.iter().map(|o| o.compute_ps()).sum::<u64>())
+            let per_rank = (0..j.ops.num_ranks())
+                .map(|r| j.rank_totals(r).compute_ps)
                 .max()
                 .unwrap_or(0);
             j.start_ps + per_rank

@@ -273,9 +273,9 @@ fn local_drain(s: &Scenario, map: &SourceMap) -> Result<Option<LocalDrainConfig>
 /// Close operations per global file of job `j` (how many closes complete each file).
 fn closes(w: &Workload, j: usize, base: u64) -> BTreeMap<u64, u32> {
     let mut m = BTreeMap::new();
-    for op in w.jobs[j].ops.all_ops() {
-        if let Op::Close { file } = *op {
-            *m.entry(base + u64::from(file.0)).or_insert(0) += 1;
+    for run in w.jobs[j].ops.runs() {
+        if let Op::Close { file } = run.op {
+            *m.entry(base + u64::from(file.0)).or_insert(0) += run.count;
         }
     }
     m
@@ -286,8 +286,8 @@ fn file_extents(w: &Workload, file_base: &[u64]) -> Vec<u64> {
     let total: u64 = w.jobs.iter().map(|j| j.files.len() as u64).sum();
     let mut ext = vec![0u64; total as usize];
     for (j, job) in w.jobs.iter().enumerate() {
-        for op in job.ops.all_ops() {
-            if let Op::Write { file, offset, size } | Op::Read { file, offset, size } = *op {
+        for run in job.ops.runs() {
+            if let Op::Write { file, offset, size } | Op::Read { file, offset, size } = run.last() {
                 let g = (file_base[j] + u64::from(file.0)) as usize;
                 if let Some(e) = ext.get_mut(g) {
                     *e = (*e).max(offset.saturating_add(size));
@@ -405,8 +405,8 @@ pub fn assemble(
         }
         if j.stage_in_inputs {
             let mut read = std::collections::BTreeSet::new();
-            for op in workload.jobs[i].ops.all_ops() {
-                if let Op::Read { file, .. } = *op {
+            for run in workload.jobs[i].ops.runs() {
+                if let Op::Read { file, .. } = run.op {
                     if files[i].producer_of(file.0).is_none() {
                         read.insert(file.0);
                     }

@@ -334,8 +334,8 @@ fn quota_key(msg: &str) -> &'static str {
 /// The byte extent of each file of `job`, in file-id order.
 fn extents(job: &JobSpec) -> Vec<u64> {
     let mut ext = vec![0u64; job.files.len()];
-    for op in job.ops.all_ops() {
-        if let Op::Write { file, offset, size } | Op::Read { file, offset, size } = *op {
+    for run in job.ops.runs() {
+        if let Op::Write { file, offset, size } | Op::Read { file, offset, size } = run.last() {
             if let Some(e) = ext.get_mut(file.0 as usize) {
                 *e = (*e).max(offset.saturating_add(size));
             }

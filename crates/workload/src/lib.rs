@@ -24,8 +24,8 @@ pub use alloc::{allocate, allocate_workload, AllocError, AllocationPolicy, Chunk
 pub use darshan::{inspect, read_log, DarshanError, DarshanLog, LogSummary};
 pub use op::{secs_to_ps, CommId, FileId, Op, PS_PER_MS, PS_PER_SEC, PS_PER_US};
 pub use workload::{
-    FileSpec, GlobalFile, JobSpec, JobTotals, RankOps, RankOpsBuilder, Sharing, Workload,
-    WorkloadError,
+    FileSpec, GlobalFile, JobSpec, JobTotals, OpCursor, OpRun, RankIter, RankOps, RankOpsBuilder,
+    Sharing, Workload, WorkloadError,
 };
 pub mod reconstruct;
 pub mod replay;

@@ -23,8 +23,8 @@ pub fn weak_scale(job: &JobSpec, ranks: u32) -> JobSpec {
     };
     // extent of each shared file
     let mut extent: BTreeMap<FileId, u64> = BTreeMap::new();
-    for op in job.ops.all_ops() {
-        if let Op::Write { file, offset, size } | Op::Read { file, offset, size } = *op {
+    for run in job.ops.runs() {
+        if let Op::Write { file, offset, size } | Op::Read { file, offset, size } = run.last() {
             let e = extent.entry(file).or_default();
             *e = (*e).max(offset.saturating_add(size));
         }
@@ -57,7 +57,7 @@ pub fn weak_scale(job: &JobSpec, ranks: u32) -> JobSpec {
     for r in 0..ranks {
         let c = r / orig;
         let src = r % orig;
-        for &op in job.ops.rank(src) {
+        for op in job.ops.rank(src) {
             let op = match op {
                 Op::Barrier { comm } if comm != CommId::WORLD => Op::Barrier {
                     comm: CommId(c * ncomm + comm.0),
@@ -195,11 +195,11 @@ pub enum BarrierScope {
 pub fn insert_barriers(job: &JobSpec, scope: BarrierScope) -> JobSpec {
     let ranks = job.ranks();
     let is_io = |op: &Op| !matches!(op, Op::Compute { .. } | Op::Barrier { .. });
-    let phases = |ops: &[Op]| -> u64 {
+    let phases = |ops: crate::workload::RankIter<'_>| -> u64 {
         let mut n = 0;
         let mut in_phase = false;
         for op in ops {
-            let io = is_io(op);
+            let io = is_io(&op);
             if io && !in_phase {
                 n += 1;
             }
@@ -295,8 +295,7 @@ mod tests {
                 let mut ranges: Vec<(u64, u64)> = w
                     .ops
                     .all_ops()
-                    .iter()
-                    .filter_map(|o| match *o {
+                    .filter_map(|o| match o {
                         Op::Write { offset, size, .. } => Some((offset, offset + size)),
                         _ => None,
                     })
@@ -369,7 +368,7 @@ mod tests {
         let ranges = |j: &JobSpec| -> Vec<(FileId, u64, u64)> {
             let mut v: Vec<(FileId, u64, u64)> = Vec::new();
             for op in j.ops.all_ops() {
-                if let Op::Write { file, offset, size } = *op {
+                if let Op::Write { file, offset, size } = op {
                     for b in (offset..offset + size).step_by(50) {
                         v.push((file, b, 0));
                     }
@@ -392,7 +391,7 @@ mod tests {
         }
         .job();
         // make rank 3 do an extra I/O phase so the counts differ before padding
-        let mut per: Vec<Vec<Op>> = j.ops.iter().map(|(_, o)| o.to_vec()).collect();
+        let mut per: Vec<Vec<Op>> = j.ops.iter().map(|(_, o)| o.collect()).collect();
         per[3].push(Op::Compute { ps: 5 });
         per[3].push(Op::Open { file: FileId(6) });
         per[3].push(Op::Close { file: FileId(6) });
@@ -404,11 +403,10 @@ mod tests {
                 let without: Vec<Op> = b
                     .ops
                     .rank(r)
-                    .iter()
-                    .copied()
                     .filter(|o| !matches!(o, Op::Barrier { .. }))
                     .collect();
-                assert_eq!(without, j.ops.rank(r), "{scope:?} rank {r}");
+                let orig: Vec<Op> = j.ops.rank(r).collect();
+                assert_eq!(without, orig, "{scope:?} rank {r}");
             }
             let t: JobTotals = b.totals();
             assert_eq!(t.bytes_written, j.totals().bytes_written);

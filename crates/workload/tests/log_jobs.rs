@@ -35,7 +35,7 @@ fn tally(job: &JobSpec) -> Tally {
             let Some(f) = op.file() else { continue };
             let name = job.files[f.0 as usize].name.clone();
             let e = t.entry((name, rank)).or_default();
-            match *op {
+            match op {
                 Op::Write { size, .. } => {
                     e.0 += 1;
                     e.1 += size;
@@ -170,7 +170,7 @@ fn shared_records_are_split_across_ranks() {
     let job = reconstruct(&log, &LogJobOptions::default()).unwrap();
     assert_eq!(i64::from(job.ranks()), log.job.nprocs);
     let busy = (0..job.ranks())
-        .filter(|&r| job.ops.rank(r).iter().any(Op::is_data))
+        .filter(|&r| job.ops.rank(r).any(|o| o.is_data()))
         .count();
     assert!(busy > 1, "only {busy} ranks do I/O");
 }
@@ -200,7 +200,7 @@ fn dxt_replay_reproduces_every_segment_and_its_timing() {
             let tl = dxt_timeline(&log, Some(layer));
             // every segment, once, with its offset and length
             let segs: usize = recs.iter().map(|r| r.reads.len() + r.writes.len()).sum();
-            let data_ops = job.ops.all_ops().iter().filter(|o| o.is_data()).count();
+            let data_ops = job.ops.all_ops().filter(|o| o.is_data()).count();
             assert_eq!(data_ops, segs, "{name}");
             let t = job.totals();
             let bw: i64 = recs.iter().flat_map(|r| &r.writes).map(|s| s.length).sum();
@@ -224,7 +224,7 @@ fn dxt_replay_reproduces_every_segment_and_its_timing() {
                         Op::Compute { ps } => clock += ps,
                         Op::Write { .. } | Op::Read { .. } => {
                             let tr = traced[k];
-                            assert_eq!(*op, tr.op, "{name} rank {rank} op {k}");
+                            assert_eq!(op, tr.op, "{name} rank {rank} op {k}");
                             assert_eq!(clock, tr.start_ps.max(clock), "{name} rank {rank} seg {k}");
                             if clock == tr.start_ps {
                                 exact += 1;

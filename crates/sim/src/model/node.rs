@@ -17,7 +17,7 @@ use bbsim_storage::{
     StorageMsg,
 };
 use bbsim_topology::nic::Nic;
-use bbsim_workload::{Op, Workload};
+use bbsim_workload::{Op, OpCursor, Workload};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -85,7 +85,8 @@ enum Wait {
 #[derive(Clone, Debug)]
 struct RankState {
     rank: u32,
-    pc: usize,
+    /// The next operation in the rank's stream (`None`: not started).
+    cursor: Option<OpCursor>,
     wait: Wait,
     /// Barriers passed per communicator.
     barriers: BTreeMap<u32, u32>,
@@ -225,7 +226,7 @@ impl NodeLp {
                 .into_iter()
                 .map(|rank| RankState {
                     rank,
-                    pc: 0,
+                    cursor: None,
                     wait: Wait::Timer,
                     barriers: BTreeMap::new(),
                 })
@@ -530,9 +531,10 @@ impl NodeLp {
         let li = local as usize;
         loop {
             let rank = self.ranks[li].rank;
-            let ops = job.ops.rank(rank);
-            let pc = self.ranks[li].pc;
-            let Some(&op) = ops.get(pc) else {
+            let cursor = self.ranks[li]
+                .cursor
+                .get_or_insert_with(|| job.ops.cursor(rank));
+            let Some(op) = job.ops.next_op(cursor) else {
                 self.ranks[li].wait = Wait::Done;
                 self.finished[li] = Some(ctx.now());
                 if self.ranks.iter().all(|r| r.wait == Wait::Done) {
@@ -548,7 +550,6 @@ impl NodeLp {
                 );
                 return;
             };
-            self.ranks[li].pc += 1;
             match op {
                 Op::Compute { ps } => {
                     if ps > 0 {

@@ -192,8 +192,7 @@ mod tests {
             let mut pieces: Vec<(u64, u64)> = j
                 .ops
                 .all_ops()
-                .iter()
-                .filter_map(|op| match *op {
+                .filter_map(|op| match op {
                     Op::Read { file, offset, size } if file.0 as usize == k => {
                         assert!(size > 0 && size <= MIB);
                         Some((offset, size))
@@ -215,9 +214,10 @@ mod tests {
             assert_eq!(t.barriers, 4);
             assert_eq!(t.compute_ps, 4 * PS_PER_SEC);
             for k in 0..4 {
-                assert!(j.ops.rank(r).contains(&Op::Open {
-                    file: FileId(k as u32)
-                }));
+                assert!(j.ops.rank(r).any(|o| o
+                    == Op::Open {
+                        file: FileId(k as u32)
+                    }));
             }
         }
         assert_eq!(j.totals().bytes_read, p.inputs.iter().sum::<u64>());
@@ -239,7 +239,7 @@ mod tests {
             let mut closed = 0usize;
             let mut barriers = 0usize;
             for op in j.ops.rank(r) {
-                match *op {
+                match op {
                     Op::Close { file } if file.0 < nin => closed = file.0 as usize + 1,
                     Op::Barrier { .. } => barriers += 1,
                     Op::Write { file, offset, size } => {

@@ -121,7 +121,6 @@ mod tests {
         let deletes = j
             .ops
             .rank(2)
-            .iter()
             .filter(|o| matches!(o, Op::Delete { .. }))
             .count();
         assert_eq!(deletes, 2);

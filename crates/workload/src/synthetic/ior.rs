@@ -135,6 +135,28 @@ mod tests {
     }
 
     #[test]
+    fn transfers_are_stored_as_runs() {
+        // Cori's rank: 8 GiB in 1 MiB transfers, written and read back. Each pass is one run
+        // (open, transfers, close, barrier), so the stored stream does not grow with the block.
+        let p = IorParams {
+            ranks: 3,
+            block_size: 8 << 30,
+            transfer_size: MIB,
+            read: true,
+            ..Default::default()
+        };
+        let j = p.job();
+        j.validate().unwrap();
+        assert_eq!(j.ops.rank(2).len(), 2 * (8192 + 3));
+        assert_eq!(j.ops.rank_runs(2).len(), 8);
+        assert_eq!(j.ops.total_runs(), 3 * 8);
+        let t = j.rank_totals(2);
+        assert_eq!((t.writes, t.reads, t.bytes_read), (8192, 8192, 8 << 30));
+        assert_eq!(std::mem::size_of::<crate::OpRun>(), 32);
+        assert!(j.ops.heap_bytes() < 4096, "{} bytes", j.ops.heap_bytes());
+    }
+
+    #[test]
     fn shared_file_segmented_layout_and_read_back() {
         let p = IorParams {
             ranks: 4,
@@ -156,7 +178,7 @@ mod tests {
         // every byte of the shared file is written exactly once per repetition
         let mut cover = vec![0u32; 80];
         for op in j.ops.all_ops() {
-            if let Op::Write { offset, size, .. } = *op {
+            if let Op::Write { offset, size, .. } = op {
                 for b in offset..offset + size {
                     cover[b as usize] += 1;
                 }

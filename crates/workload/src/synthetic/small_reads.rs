@@ -172,15 +172,15 @@ mod tests {
         assert_eq!(regions[6].end, p.dataset_bytes);
         for r in 0..4 {
             let ops = j.ops.rank(r);
-            assert_eq!(ops.first(), Some(&Op::Open { file: FileId(r) }));
-            assert_eq!(ops.last(), Some(&Op::Close { file: FileId(r) }));
+            assert_eq!(ops.clone().next(), Some(Op::Open { file: FileId(r) }));
+            assert_eq!(ops.clone().last(), Some(Op::Close { file: FileId(r) }));
             let t = j.rank_totals(r);
             assert_eq!(t.reads, 3000);
             assert_eq!(t.compute_ps, 3000 * 5 * PS_PER_US);
             let mut cursor: Vec<u64> = regions.iter().map(|g| g.start).collect();
             let mut order = Vec::new();
             for op in ops {
-                if let Op::Read { file, offset, size } = *op {
+                if let Op::Read { file, offset, size } = op {
                     assert_eq!(file, FileId(r));
                     assert!((2 * KIB..=32 * KIB).contains(&size), "size {size}");
                     assert!(offset + size <= p.dataset_bytes);
@@ -212,7 +212,7 @@ mod tests {
         j.validate().unwrap();
         // 20 KiB branches wrap many times; every read still lies inside its branch.
         for op in j.ops.all_ops() {
-            if let Op::Read { offset, size, .. } = *op {
+            if let Op::Read { offset, size, .. } = op {
                 let g = p.branch_range((offset / (20 * KIB)) as u32);
                 assert!(g.start <= offset && offset + size <= g.end);
                 assert!(size <= 20 * KIB);
