@@ -34,6 +34,12 @@ pub trait LogicalProcess: Send {
     fn label(&self) -> String {
         String::new()
     }
+
+    /// Starts loading this LP's state into cache: the sequential executor calls it for the
+    /// destination of the next event while the current one is handled (see
+    /// [`crate::prefetch`]). A hint only; by default nothing.
+    #[inline]
+    fn prefetch(&self) {}
 }
 
 /// Per-LP engine bookkeeping kept beside the model state.

@@ -36,6 +36,11 @@ pub trait PendingSet<E>: Send {
     fn next_time(&mut self) -> Option<Time>;
     /// Number of pending events.
     fn len(&self) -> usize;
+    /// The destination of the event that the next pop would return, if the set knows it
+    /// cheaply (a hint for prefetching; `None` by default).
+    fn next_dst(&self) -> Option<LpId> {
+        None
+    }
     /// Whether no event is pending.
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -63,31 +68,13 @@ pub struct HeapSet<E> {
 struct HeapEntry {
     time: Time,
     slot: u32,
+    /// The event's destination LP (in the entry's padding), so that the executor can start
+    /// loading that LP's state one event ahead ([`PendingSet::next_dst`]).
+    dst: u32,
 }
 
 /// Children per heap node.
 const ARITY: usize = 4;
-
-/// Asks the CPU to start loading the cache lines of `r` (a hint; no effect on results, and a
-/// no-op on other architectures than x86-64).
-#[inline(always)]
-fn prefetch<T>(r: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = (r as *const T).cast::<i8>();
-        // SAFETY: SSE is part of the x86-64 baseline, and a prefetch never faults or reads
-        // into the program: any address is allowed (here, the first and last byte of `r`).
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(p);
-            if std::mem::size_of::<T>() > 64 {
-                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(std::mem::size_of::<T>() - 1));
-            }
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = r;
-}
 
 impl<E> HeapSet<E> {
     /// Whether `a` orders before `b` (their full keys; slots are distinct).
@@ -152,6 +139,7 @@ impl<E: Send> PendingSet<E> for HeapSet<E> {
     }
     #[inline]
     fn push(&mut self, ev: Event<E>) {
+        let dst = ev.dst.0;
         let body = Some((ev.dst, ev.payload));
         let tie = (ev.key.order, ev.key.seq);
         let slot = match self.free.pop() {
@@ -169,6 +157,7 @@ impl<E: Send> PendingSet<E> for HeapSet<E> {
         let e = HeapEntry {
             time: ev.key.time,
             slot,
+            dst,
         };
         self.heap.push(e);
         self.sift_up(self.heap.len() - 1, e);
@@ -185,7 +174,7 @@ impl<E: Send> PendingSet<E> for HeapSet<E> {
             // The next pop reads the new top's body: start loading it now, while the caller
             // handles this event (a body is a cold line in a large run otherwise).
             if let Some(next) = self.slab.get(self.heap[0].slot as usize) {
-                prefetch(next);
+                crate::hint::prefetch(next);
             }
         }
         let slot = top.slot as usize;
@@ -207,6 +196,10 @@ impl<E: Send> PendingSet<E> for HeapSet<E> {
     }
     fn len(&self) -> usize {
         self.heap.len()
+    }
+    #[inline]
+    fn next_dst(&self) -> Option<LpId> {
+        self.heap.first().map(|e| LpId(e.dst))
     }
 }
 

@@ -108,6 +108,10 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         }
         let key = ev.key;
         let me = ev.dst;
+        if let Some(next) = pending.next_dst().and_then(|d| slots.get(d.index())) {
+            crate::hint::prefetch(next);
+            next.lp.prefetch();
+        }
         last = t;
         events += 1;
         if events & 0xFFFF == 0 {

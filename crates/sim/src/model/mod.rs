@@ -267,6 +267,20 @@ impl LogicalProcess for SimLp {
         })
     }
 
+    #[inline]
+    fn prefetch(&self) {
+        match self {
+            SimLp::Router(r) => bbsim_engine::prefetch(&**r),
+            SimLp::Fabric(_) => {} // one LP, always in cache
+            SimLp::Node(n) => bbsim_engine::prefetch(&**n),
+            SimLp::Bb(b) => bbsim_engine::prefetch(&**b),
+            SimLp::Io(i) => bbsim_engine::prefetch(&**i),
+            SimLp::Pfs(p) => bbsim_engine::prefetch(&**p),
+            SimLp::Job(j) => bbsim_engine::prefetch(&**j),
+            SimLp::Res(r) => bbsim_engine::prefetch(&**r),
+        }
+    }
+
     fn label(&self) -> String {
         match self {
             SimLp::Router(r) => r.label(),
