@@ -1,11 +1,12 @@
 #![allow(missing_docs)] // criterion_group!/criterion_main! generate undocumented items
-//! Workload benchmarks: generating the study's LAMMPS pattern at 21,600 ranks, and reading
-//! the largest pydarshan sample log (and turning it into a job).
+//! Workload benchmarks: generating the study's LAMMPS pattern at 21,600 ranks and the
+//! full-scale Cori IOR job (73.4 M operations, stored as runs), and reading the largest
+//! pydarshan sample log (and turning it into a job).
 //!
 //! Run: `cargo bench -p bbsim-benches --bench workload`
 
 use bbsim_workload::darshan::{parse_log, LogSummary};
-use bbsim_workload::synthetic::LammpsParams;
+use bbsim_workload::synthetic::{IorParams, LammpsParams};
 use bbsim_workload::{job_from_log, LogJobOptions};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
@@ -24,6 +25,17 @@ fn workload(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("lammps_21600_ranks_generate", |b| {
         b.iter(|| black_box(LammpsParams::default().job()))
+    });
+    // scenarios/cori-ior.toml's job: 4,480 ranks x 8 GiB in 1 MiB transfers, written and read
+    let cori = IorParams {
+        ranks: 4480,
+        block_size: 8 << 30,
+        transfer_size: 1 << 20,
+        read: true,
+        ..Default::default()
+    };
+    g.bench_function("ior_cori_4480_ranks_8GiB_generate", |b| {
+        b.iter(|| black_box(cori.job()))
     });
     let big = std::fs::read(LARGEST_LOG).expect("fixture sample-badost.darshan");
     g.bench_function("darshan_parse_sample_badost_450KiB", |b| {

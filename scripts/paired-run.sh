@@ -9,8 +9,8 @@
 #   scripts/paired-run.sh /tmp/bbsim-old target/release/bbsim scenarios/cori-ior.toml 2 \
 #       -- --set network.model=path --set simulation.end_time=10s
 #
-# Prints one line per binary and round: wall and user seconds, and the event count (which
-# must match between the two when the change is a pure speed-up).
+# Prints one line per binary and round: wall and user seconds, peak resident memory, and the
+# event count (which must match between the two when the change is a pure speed-up).
 set -euo pipefail
 if [ $# -lt 3 ]; then
     sed -n '2,13p' "$0" >&2
@@ -39,7 +39,7 @@ for round in $(seq 1 "$rounds"); do
     for side in old new; do
         bin=$old
         [ "$side" = new ] && bin=$new
-        /usr/bin/time -f "%e %U" -o "$work/$side.time" \
+        /usr/bin/time -f "%e %U %M" -o "$work/$side.time" \
             "$bin" run "$scenario" "$@" --out "$work/$side-out" -q 2> "$work/$side.err" &
         pids+=($!)
     done
@@ -55,8 +55,8 @@ for round in $(seq 1 "$rounds"); do
     done
     [ "$failed" = 0 ] || exit 1
     for side in old new; do
-        read -r wall user < "$work/$side.time"
+        read -r wall user rss_kb < "$work/$side.time"
         events=$(grep -o '"events": [0-9]*' "$work/$side-out/summary.json" | head -1 | grep -o '[0-9]*$')
-        echo "round $round $side: wall ${wall} s, user ${user} s, events ${events}"
+        echo "round $round $side: wall ${wall} s, user ${user} s, max RSS $((rss_kb / 1000)) MB, events ${events}"
     done
 done

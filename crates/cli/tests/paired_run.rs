@@ -55,6 +55,15 @@ fn both_sides_are_timed_with_equal_event_counts() {
     );
     assert_eq!(events[0], events[1], "{out}");
     assert!(events[0].parse::<u64>().unwrap_or(0) > 0, "{out}");
+    // peak memory of each side, in MB (a bbsim run holds at least a few)
+    for line in out.lines() {
+        let rss = line
+            .split("max RSS ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|r| r.parse::<u64>().ok());
+        assert!(rss.is_some_and(|mb| mb > 0), "{line}");
+    }
 }
 
 #[test]

@@ -23,9 +23,10 @@ fn best_of<T>(n: usize, mut f: impl FnMut() -> T) -> (f64, T) {
 fn main() {
     let (t, job) = best_of(5, || LammpsParams::default().job());
     println!(
-        "lammps 21600 ranks: {:.3} s, {} ops, {} files, {:.1} MiB of ops",
+        "lammps 21600 ranks: {:.3} s, {} ops in {} runs, {} files, {:.1} MiB of ops",
         t,
         job.ops.total_ops(),
+        job.ops.total_runs(),
         job.files.len(),
         job.ops.heap_bytes() as f64 / (1 << 20) as f64
     );
