@@ -1,9 +1,10 @@
 //! Scenario benchmark: `scenarios/cori-ior.toml` (Cori-like DataWarp under IOR, issue 8) with
 //! all 4,480 processes but 64 MiB per process instead of 8 GiB (573,440 1 MiB transfers), one
-//! thread, with the path network model and with the packet model the scenario ships with. It
-//! tracks the per-transfer cost that decides whether the full-scale run (73.4 M transfers)
-//! fits in 5 minutes; the full-scale wall times themselves are recorded in
-//! docs/performance.md ("cori-ior speed-ups of session 6").
+//! thread: as the scenario ships (packet model, transfer trains of 8 in 8 MiB packets), and
+//! with every transfer on its own (1 MiB packets) under the packet and the path network
+//! models. It tracks the per-transfer cost that decides whether the full-scale run (73.4 M
+//! transfers) fits in 5 minutes; the full-scale wall times themselves are recorded in
+//! docs/performance.md.
 //!
 //! Run with `cargo bench -p bbsim-benches --bench cori_ior`. Each iteration assembles the
 //! model, runs it and reduces the results (loading and validating the TOML is done once).
@@ -26,13 +27,20 @@ fn cori_ior(c: &mut Criterion) {
     g.measurement_time(Duration::from_secs(40));
     g.warm_up_time(Duration::from_secs(1));
     g.throughput(Throughput::Elements(TRANSFERS));
-    for model in ["path", "packet"] {
-        let overrides = [
-            "jobs.0.block_size=64MiB".to_string(),
-            format!("network.model={model}"),
-        ];
+    let per_op = ["simulation.train_ops=1", "simulation.packet_size=1MiB"];
+    let variants: [(&str, &[&str]); 3] = [
+        ("scenario", &[]),
+        ("per_transfer_packet_model", &per_op),
+        (
+            "per_transfer_path_model",
+            &[per_op[0], per_op[1], "network.model=path"],
+        ),
+    ];
+    for (name, extra) in variants {
+        let mut overrides = vec!["jobs.0.block_size=64MiB".to_string()];
+        overrides.extend(extra.iter().map(|s| s.to_string()));
         let loaded = load_scenario(&path, &overrides).expect("cori-ior loads");
-        g.bench_function(format!("64MiB_per_process_{model}_model"), |b| {
+        g.bench_function(format!("64MiB_per_process_{name}"), |b| {
             b.iter(|| {
                 let f = loaded.run(1, |_| {}).expect("cori-ior runs");
                 assert_eq!(f.stats.stop, bbsim_engine::StopReason::Drained);

@@ -120,6 +120,16 @@ fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
         "--set",
         "burst_buffer.drain.policy=immediate",
     ];
+    let trains: &[&str] = &[
+        "--set",
+        "simulation.train_ops=4",
+        "--set",
+        "simulation.packet_size=1MiB",
+        "--set",
+        "jobs.0.block_size=2MiB",
+        "--set",
+        "burst_buffer.stripe_size=1MiB",
+    ];
     for (scn, extra) in [
         ("tiny-fattree.toml", &[][..]),
         ("tiny-dragonfly.toml", &[][..]),
@@ -134,6 +144,9 @@ fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
         // checkpoints split into phases by a short gap (`io_phases` in summary.json).
         ("tiny-phases.toml", &[][..]),
         ("tiny-fattree.toml", &["--set", "outputs.phase_gap=1us"][..]),
+        // Transfer trains: to BB servers over the packet network, and to node-local SSDs.
+        ("tiny-aries.toml", trains),
+        ("tiny-phases.toml", &["--set", "simulation.train_ops=3"][..]),
     ] {
         let mut reference: Option<(PathBuf, serde_json::Value)> = None;
         for t in ["1", "2", "3", "4"] {

@@ -270,6 +270,22 @@ fn local_drain(s: &Scenario, map: &SourceMap) -> Result<Option<LocalDrainConfig>
     }))
 }
 
+/// Most operations per transfer train (`simulation.train_ops`, 1 to [`MAX_TRAIN_OPS`]).
+fn train_ops(s: &Scenario, map: &SourceMap) -> Result<u32, Diagnostic> {
+    let k = s.simulation.train_ops;
+    if k == 0 || k > MAX_TRAIN_OPS {
+        return Err(map.error_at(
+            "simulation.train_ops",
+            format!("must be between 1 (every operation on its own) and {MAX_TRAIN_OPS}, got {k}"),
+        ));
+    }
+    Ok(k)
+}
+
+/// The largest `simulation.train_ops`: a train's per-operation times are interpolated, and
+/// its SSD batch holds one piece per operation.
+pub const MAX_TRAIN_OPS: u32 = 4096;
+
 /// Close operations per global file of job `j` (how many closes complete each file).
 fn closes(w: &Workload, j: usize, base: u64) -> BTreeMap<u64, u32> {
     let mut m = BTreeMap::new();
@@ -448,6 +464,7 @@ pub fn assemble(
         files: files.clone(),
         local_drain: local_drain(s, map)?,
         keep_records: s.outputs.timeline,
+        train_ops: train_ops(s, map)?,
     });
 
     // Which job and ranks each node hosts.

@@ -63,6 +63,13 @@ pub struct SimulationSection {
     /// Network packet size (messages are split into packets of this size).
     #[serde(default = "default_packet")]
     pub packet_size: Bytes,
+    /// Transfer trains: at most this many consecutive reads or writes of one rank (same file,
+    /// same size, back to back offsets, within one stripe of a BB layout, or to the node-local
+    /// SSD) are simulated as one network message and one serial device request, each operation
+    /// still charged its own overheads; 1 (the default) simulates every operation on its own.
+    /// A coarser model for speed: docs/architecture.md, "Transfer trains".
+    #[serde(default = "one_u32")]
+    pub train_ops: u32,
 }
 
 fn one() -> u64 {
@@ -82,6 +89,7 @@ impl Default for SimulationSection {
             threads: 1,
             end_time: None,
             packet_size: default_packet(),
+            train_ops: 1,
         }
     }
 }

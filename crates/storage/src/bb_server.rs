@@ -26,6 +26,11 @@
 //! with `ssds` times the channels, read and write bandwidth and capacity
 //! ([`BbServerConfig::device_config`]): every unit lives on that device, so a request's pieces
 //! form one device request charged one operation per stripe unit.
+//!
+//! Transfer trains ([`IoRequest::ops`] `> 1`): a request standing for `k` operations one client
+//! issued back to back is cut into the pieces its `k` operations would have had, charged `k`
+//! request overheads on its thread, and submitted as serial batches (one slot, one operation
+//! after the other; [`SsdBatch::serial`]); it is answered once, when all are done.
 
 use crate::capacity::{CapacityLedger, FullPolicy};
 use crate::drain::{DrainConfig, DrainPolicy, Pacer};
@@ -646,8 +651,10 @@ impl BbServer {
             a.thread = true;
         }
         if self.cfg.request_overhead > 0 {
+            let ops = self.actives.get(&id).map_or(1, |a| a.req.ops.max(1));
             let ev = StorageEvent::Bb(BbEvent(BbTimer::Overhead(id)));
-            ctx.send_self(self.cfg.request_overhead, E::from(ev));
+            let busy = self.cfg.request_overhead.saturating_mul(u64::from(ops));
+            ctx.send_self(busy, E::from(ev));
         } else {
             self.run(id, ctx, out);
         }
@@ -685,6 +692,23 @@ impl BbServer {
     fn home_ssd(&self, file: u64, idx: u64) -> usize {
         let chunk = idx / u64::from(self.cfg.chunk_units.max(1));
         (file.wrapping_add(chunk) % self.ssds.len().max(1) as u64) as usize
+    }
+
+    /// The unit pieces of request `req`'s operations in order, each operation cut at unit
+    /// boundaries on its own: (unit index, offset in unit, length).
+    fn op_pieces(&self, req: &IoRequest) -> impl Iterator<Item = (u64, u64, u64)> {
+        let unit = self.cfg.unit;
+        let (offset, ops) = (req.offset, u64::from(req.ops.max(1)));
+        let end = offset.saturating_add(req.len);
+        let step = if ops == 1 { req.len } else { req.op_len() };
+        (0..ops).flat_map(move |i| {
+            let pos = offset.saturating_add(i.saturating_mul(step));
+            Pieces {
+                unit,
+                pos,
+                end: pos.saturating_add(step).min(end),
+            }
+        })
     }
 
     /// The unit pieces of `[offset, offset + len)`: (unit index, offset in unit, length).
@@ -818,7 +842,7 @@ impl BbServer {
         let n = self.ssds.len() as u64;
         let mut count = 0;
         let mut groups = Groups::new();
-        for (idx, off, len) in self.pieces(req.offset, req.len) {
+        for (idx, off, len) in self.op_pieces(&req) {
             count += 1;
             let key = (req.alloc, req.file, idx);
             if !self.units.contains_key(&key) {
@@ -883,6 +907,7 @@ impl BbServer {
                 op: IoOp::Write,
                 stream: req.stream,
                 pieces: &g.pieces,
+                serial: req.ops > 1,
             };
             self.ssds[g.ssd].submit_batch(batch, ctx);
         }
@@ -908,7 +933,7 @@ impl BbServer {
         let mut missing = false;
         let mut count = 0;
         let mut groups = Groups::new();
-        for (idx, off, len) in self.pieces(req.offset, req.len) {
+        for (idx, off, len) in self.op_pieces(&req) {
             count += 1;
             let (ssd, offset) = match self.units.get(&(req.alloc, req.file, idx)) {
                 Some(u) => (usize::from(u.ssd), u64::from(u.lba) * self.cfg.unit + off),
@@ -930,6 +955,7 @@ impl BbServer {
                 op: IoOp::Read,
                 stream: req.stream,
                 pieces: &g.pieces,
+                serial: req.ops > 1,
             };
             self.ssds[g.ssd].submit_batch(batch, ctx);
         }
@@ -1067,6 +1093,7 @@ impl BbServer {
                     file: key.1,
                     offset,
                     len: bytes,
+                    ops: 1,
                     hops: 0,
                 };
                 out.push(BbAction::Send {
@@ -1164,6 +1191,7 @@ impl BbServer {
                         file: s.file,
                         offset,
                         len,
+                        ops: 1,
                         hops: 0,
                     };
                     self.actives.insert(
@@ -1268,6 +1296,7 @@ impl BbServer {
                     file: s.file,
                     offset,
                     len,
+                    ops: 1,
                     hops: 0,
                 };
                 out.push(BbAction::Send {

@@ -66,6 +66,9 @@ pub struct AppRequest {
     pub offset: u64,
     /// Bytes.
     pub len: u64,
+    /// Operations it stands for: 1, or `k > 1` for a transfer train ([`IoRequest::ops`]);
+    /// every part carries it, so a train should lie within one stripe of its layout.
+    pub ops: u32,
 }
 
 impl IoTracker {
@@ -100,6 +103,7 @@ impl IoTracker {
                     file: app.file,
                     offset: c.offset,
                     len: c.len,
+                    ops: app.ops,
                     hops: 0,
                 };
                 (to, req)
@@ -166,6 +170,7 @@ mod tests {
             file: 9,
             offset: 0,
             len: 25,
+            ops: 1,
         };
         let parts = t.issue(app, &layout, &eps, Endpoint(7), 50);
         assert_eq!(parts.len(), 2);

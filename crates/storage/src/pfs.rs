@@ -4,7 +4,7 @@
 //! Two components. An [`IoNode`] lives in an I/O-node host LP (a network terminal): it forwards
 //! every request it receives to the [`PfsBackend`] LP with `forward_latency`, and relays the
 //! backend's answers back over the network. The [`PfsBackend`] is its own LP: after
-//! `request_latency` a request's bytes are striped over `stripe_count` storage servers in
+//! `request_latency` (times [`IoRequest::ops`] for a transfer train) a request's bytes are striped over `stripe_count` storage servers in
 //! `stripe_size` units (starting at server `file mod servers`), and the per-server parts
 //! transfer as flows sharing each server's bandwidth and the aggregate bandwidth max-min fairly.
 //! The answer returns to the I/O node after `forward_latency`, which is the lookahead the
@@ -248,8 +248,11 @@ impl PfsBackend {
                     },
                 );
                 if self.cfg.request_latency > 0 {
+                    // A transfer train (a spilled one) pays every operation's latency.
+                    let ops = self.pending.get(&id).map_or(1, |p| p.req.ops.max(1));
+                    let latency = self.cfg.request_latency.saturating_mul(u64::from(ops));
                     let ev = StorageEvent::Pfs(PfsEvent(PfsMsg::Start(id)));
-                    ctx.send_self(self.cfg.request_latency, E::from(ev));
+                    ctx.send_self(latency, E::from(ev));
                 } else {
                     self.start(id, ctx);
                 }

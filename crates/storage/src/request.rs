@@ -53,11 +53,22 @@ pub struct IoRequest {
     pub offset: u64,
     /// Bytes to transfer.
     pub len: u64,
+    /// Operations the request stands for: 1, or `k > 1` for a transfer train, `k` operations
+    /// of `len / k` bytes each (the last takes the remainder) that one client issues back to
+    /// back to consecutive offsets. The target charges each operation as if it had come on its
+    /// own and serves them one after another.
+    pub ops: u32,
     /// Network hops taken so far; the network adds the hops of each delivery.
     pub hops: u32,
 }
 
 impl IoRequest {
+    /// Bytes of each operation of the request (`len` for a plain request; `len / ops` rounded
+    /// up for a train).
+    pub fn op_len(&self) -> u64 {
+        self.len.div_ceil(u64::from(self.ops.max(1))).max(1)
+    }
+
     /// Bytes this request puts on the wire: the header, plus the data for a write.
     pub fn wire_bytes(&self) -> u64 {
         match self.op {
@@ -156,6 +167,7 @@ mod tests {
             file: 0,
             offset: 0,
             len: 1000,
+            ops: 1,
             hops: 0,
         };
         assert_eq!(r.wire_bytes(), 1064);

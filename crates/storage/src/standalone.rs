@@ -124,6 +124,9 @@ pub struct ClientSpec {
     pub stream: u32,
     /// Start time (ps).
     pub start: Time,
+    /// Operations each BB or PFS request stands for ([`AppRequest::ops`]): 1, or `k` to send
+    /// each listed operation as a transfer train of `k` operations of `len / k` bytes.
+    pub train: u32,
 }
 
 /// A whole standalone system.
@@ -195,6 +198,7 @@ impl ClientLp {
                 file: op.file,
                 offset: op.offset,
                 len: op.len,
+                ops: self.spec.train.max(1),
             };
             let me = Endpoint(ctx.me().0);
             let parts = self
@@ -642,6 +646,7 @@ pub fn absorb_scenario(clients: usize, per_client: u64, size: u64) -> Scenario {
             alloc: i as u32,
             stream: i as u32,
             start: 0,
+            train: 1,
         })
         .collect();
     Scenario {

@@ -680,3 +680,104 @@ fn a_chunk_of_no_units_or_beyond_the_ssd_is_rejected() {
     b.chunk_units = 3;
     b.validate().expect("a chunk as large as the SSD");
 }
+
+/// A client that sends each of `ops` as a transfer train of `k` operations.
+fn train_client(ops: Vec<ClientOp>, k: u32) -> bbsim_storage::standalone::ClientSpec {
+    let mut c = client(ops, 1, target(1, UNIT), 1);
+    c.train = k;
+    c
+}
+
+#[test]
+fn a_transfer_train_is_served_one_operation_at_a_time_whatever_the_channels() {
+    // Eight 16 KiB writes in one 128 KiB unit, sent as one train to one SSD with 8 channels:
+    // one message and one request, but the eight operations one after another, as a client
+    // waiting for each would have them: 8 (o + D), not the batch's ceil(8/8) o + 8 D.
+    let (k, piece) = (8u64, UNIT / 8);
+    let d = transfer_ps(piece, WRITE_BW);
+    let s = scenario(bb(1, 8), 1, vec![train_client(one_write(UNIT), 8)]);
+    let (sim, stats) = run_mode(&s, true);
+    let end = last_end(&sim);
+    assert_eq!(end, NET + k * OVERHEAD + k * d);
+    let st = &ssd_stats(&sim, end)[0];
+    assert_eq!(
+        (st.writes, st.requests),
+        (k, 1),
+        "8 operations, 1 device request"
+    );
+    assert_eq!(st.host_bytes_written, UNIT);
+    assert_eq!(st.busy_time, k * OVERHEAD + k * d);
+    assert_eq!(st.max_queue, 1, "the train is one outstanding operation");
+
+    // The same eight writes sent one at a time by a client that waits for each: the device
+    // time is identical, each operation adds its own network round trip.
+    let ops: Vec<ClientOp> = (0..k)
+        .map(|i| ClientOp {
+            op: IoOp::Write,
+            file: 0,
+            offset: i * piece,
+            len: piece,
+        })
+        .collect();
+    let s1 = scenario(bb(1, 8), 1, vec![train_client(ops, 1)]);
+    let (sep, sep_stats) = run_mode(&s1, true);
+    assert_eq!(last_end(&sep), k * NET + k * OVERHEAD + k * d);
+    let st1 = &ssd_stats(&sep, last_end(&sep))[0];
+    assert_eq!((st1.writes, st1.requests), (k, k));
+    assert_eq!(st1.busy_time, st.busy_time);
+    assert!(
+        stats.events < sep_stats.events,
+        "{} events as a train, {} one by one",
+        stats.events,
+        sep_stats.events
+    );
+
+    // Reads: the train's operations at the read bandwidth, one at a time.
+    let ops = vec![
+        one_write(UNIT)[0],
+        ClientOp {
+            op: IoOp::Read,
+            file: 0,
+            offset: 0,
+            len: UNIT,
+        },
+    ];
+    let s = scenario(bb(1, 8), 1, vec![train_client(ops, 8)]);
+    let (sim, _) = run_mode(&s, true);
+    let r = &records(&sim)[1];
+    assert_eq!(
+        r.2 - r.1,
+        NET + k * OVERHEAD + k * transfer_ps(piece, READ_BW)
+    );
+}
+
+#[test]
+fn a_train_across_units_is_cut_per_operation_and_pays_each_request_overhead() {
+    // Four 64 KiB operations starting 32 KiB into a unit: operation i spans
+    // [32 + 64i, 96 + 64i) KiB, so the second and fourth cross a 128 KiB unit boundary and are
+    // two pieces each, as they would be on their own.
+    let op = ClientOp {
+        op: IoOp::Write,
+        file: 0,
+        offset: 32 * KIB,
+        len: 4 * 64 * KIB,
+    };
+    let mut cfg = bb(1, 1);
+    cfg.request_overhead = 5 * US;
+    cfg.threads = 1;
+    let s = scenario(cfg.clone(), 1, vec![train_client(vec![op], 4)]);
+    let (sim, _) = run_mode(&s, true);
+    let end = last_end(&sim);
+    // Pieces: [32,96) | [96,128) [128,160) | [160,224) | [224,256) [256,288): six operations
+    // on the device, four request overheads on the server's thread.
+    let pieces = [64, 32, 32, 64, 32, 32].map(|kib| transfer_ps(kib * KIB, WRITE_BW));
+    let device: u64 = pieces.iter().sum::<u64>() + 6 * OVERHEAD;
+    assert_eq!(end, NET + 4 * 5 * US + device);
+    let st = &ssd_stats(&sim, end)[0];
+    assert_eq!((st.writes, st.requests), (6, 1));
+    assert_eq!(st.busy_time, device);
+    // Without batching each piece is its own device request, served in the same order.
+    let (unbatched, _) = run_mode(&s, false);
+    assert_eq!(last_end(&unbatched), end);
+    assert_eq!(ssd_stats(&unbatched, end)[0].requests, 6);
+}

@@ -79,6 +79,7 @@ fn client(ops: Vec<bbsim_storage::standalone::ClientOp>, depth: u32, target: Tar
         alloc: 1,
         stream: 1,
         start: 0,
+        train: 1,
     }
 }
 

@@ -23,6 +23,7 @@ fn local(ssd: SsdConfig, ops: Vec<ClientOp>, depth: u32) -> Scenario {
             alloc: 0,
             stream: 0,
             start: 0,
+            train: 1,
         }],
     }
 }

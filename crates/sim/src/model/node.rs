@@ -13,11 +13,11 @@ use bbsim_engine::{Ctx, LpId, Time};
 use bbsim_storage::client::{AppRequest, IoTracker, MAX_PARTS};
 use bbsim_storage::placement::Layout;
 use bbsim_storage::{
-    Endpoint, IoOp, ReplyStatus, RequestKind, Ssd, SsdCompletion, SsdRequest, StorageEvent,
-    StorageMsg,
+    Endpoint, IoOp, ReplyStatus, RequestKind, Ssd, SsdBatch, SsdCompletion, SsdPiece, SsdRequest,
+    StorageEvent, StorageMsg,
 };
 use bbsim_topology::nic::Nic;
-use bbsim_workload::{Op, OpCursor, Workload};
+use bbsim_workload::{Op, OpCursor, OpRun, Workload};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -104,6 +104,9 @@ struct Inflight {
     layout: Option<Arc<Layout>>,
     /// A read-cache fetch to record on completion: (global file, offset, bytes).
     fill: Option<(u64, u64, u64)>,
+    /// Operations in flight as one transfer train (1: `op` alone; `k`: `op` and the `k - 1`
+    /// that follow it at consecutive offsets).
+    ops: u32,
 }
 
 /// Where one file's data lives, as seen from one compute node.
@@ -146,6 +149,8 @@ pub struct NodeShared {
     pub local_drain: Option<LocalDrainConfig>,
     /// Keep an [`OpRecord`] per operation (for `timeline.csv`).
     pub keep_records: bool,
+    /// Most operations per transfer train (`simulation.train_ops`; 1: no trains).
+    pub train_ops: u32,
 }
 
 /// `Wake` target that means "the node-local drain's pacing delay is over".
@@ -322,6 +327,7 @@ impl NodeLp {
             file: gfile,
             offset,
             len,
+            ops: 1,
         };
         let me = Endpoint(self.terminal);
         let parts = self.tracker.issue(
@@ -735,8 +741,15 @@ impl NodeLp {
         if let Some((_, at, n)) = fill {
             (offset, len) = (at, n);
         }
-        self.bytes_issued[usize::from(io == IoOp::Read)] += len;
         let (gfile, home) = self.home(j, file);
+        let ops = match &home {
+            _ if fill.is_some() => 1,
+            Home::Bb { layout, .. } => self.take_train(local as usize, j, op, layout.stripe_size),
+            Home::Local if self.local.is_some() => self.take_train(local as usize, j, op, 0),
+            _ => 1,
+        };
+        len = len.saturating_mul(u64::from(ops));
+        self.bytes_issued[usize::from(io == IoOp::Read)] += len;
         let id = self.next_app;
         self.next_app += 1;
         let now = ctx.now();
@@ -744,16 +757,34 @@ impl NodeLp {
         let (target, parts) = if home == Home::Local && self.local.is_some() {
             let addr = self.local_address(gfile, offset, len);
             if let Some(ssd) = self.local.as_mut() {
-                ssd.submit(
-                    SsdRequest {
+                if ops > 1 {
+                    let each = len / u64::from(ops);
+                    let pieces: Vec<SsdPiece> = (0..u64::from(ops))
+                        .map(|i| SsdPiece {
+                            offset: addr + i * each,
+                            len: each,
+                        })
+                        .collect();
+                    let batch = SsdBatch {
                         tag: id,
                         op: io,
-                        offset: addr,
-                        len,
                         stream: j,
-                    },
-                    ctx,
-                );
+                        pieces: &pieces,
+                        serial: true,
+                    };
+                    ssd.submit_batch(batch, ctx);
+                } else {
+                    ssd.submit(
+                        SsdRequest {
+                            tag: id,
+                            op: io,
+                            offset: addr,
+                            len,
+                            stream: j,
+                        },
+                        ctx,
+                    );
+                }
             }
             (Target::Local, 1)
         } else {
@@ -765,6 +796,7 @@ impl NodeLp {
                 file: gfile,
                 offset,
                 len,
+                ops,
             };
             let me = Endpoint(self.terminal);
             let (parts, target) = match home {
@@ -806,12 +838,56 @@ impl NodeLp {
                 parts,
                 layout: used_layout,
                 fill,
+                ops,
             },
         );
     }
 
+    /// Extends the I/O operation `first`, just taken from local rank `li`'s stream, into a
+    /// transfer train: takes from the stream the operations that directly follow it with the
+    /// same direction, file and size at consecutive offsets, up to `train_ops` in all and
+    /// without leaving `first`'s stripe of `stripe` bytes (0: no stripe limit). Returns the
+    /// train's length (1: `first` alone).
+    fn take_train(&mut self, li: usize, j: u32, first: Op, stripe: u64) -> u32 {
+        let max = self.shared.train_ops;
+        if max <= 1 || self.caches[li].is_some() {
+            return 1;
+        }
+        let (offset, size) = match first {
+            Op::Write { offset, size, .. } | Op::Read { offset, size, .. } => (offset, size),
+            _ => return 1,
+        };
+        if size == 0 {
+            return 1;
+        }
+        let job = &self.shared.workload.jobs[j as usize];
+        let Some(cursor) = self.ranks[li].cursor.as_mut() else {
+            return 1;
+        };
+        let stripe_of = |at: u64| at.checked_div(stripe).unwrap_or(0);
+        let mut k = 1u32;
+        while k < max {
+            let at = offset.saturating_add(u64::from(k) * size);
+            if stripe_of(at.saturating_add(size - 1)) != stripe_of(offset) {
+                break;
+            }
+            let expected = OpRun {
+                op: first,
+                count: k + 1,
+            }
+            .last();
+            let mut next = *cursor;
+            if job.ops.next_op(&mut next) != Some(expected) {
+                break;
+            }
+            *cursor = next;
+            k += 1;
+        }
+        k
+    }
+
     fn complete(&mut self, id: u64, ctx: &mut Ctx<'_, SimEvent>) {
-        let Some(f) = self.inflight.remove(&id) else {
+        let Some(mut f) = self.inflight.remove(&id) else {
             return;
         };
         if let (Some((gfile, at, n)), Some(cache)) =
@@ -819,27 +895,41 @@ impl NodeLp {
         {
             cache.fill(gfile, at, n);
         }
-        if let (Target::Local, Op::Write { file, offset, size }, Some(j)) =
-            (&f.target, f.op, self.job)
-        {
-            if self.drain.is_some() {
-                let (gfile, _) = self.home(j, file.0);
-                let addr = self.local_address(gfile, offset, size);
-                if let Some(d) = self.drain.as_mut() {
-                    d.push((gfile, offset, size, addr));
+        // A train's operations finish one after another; their times are interpolated over
+        // the train by operation (all have the same size).
+        let k = f.ops.max(1);
+        let (start, span) = (f.start, ctx.now() - f.start);
+        let at = |i: u32| start + (u128::from(span) * u128::from(i) / u128::from(k)) as Time;
+        let run = OpRun { op: f.op, count: k };
+        for i in 0..k {
+            let op = run.nth(i);
+            if let (Target::Local, Op::Write { file, offset, size }, Some(j)) =
+                (&f.target, op, self.job)
+            {
+                if self.drain.is_some() {
+                    let (gfile, _) = self.home(j, file.0);
+                    let addr = self.local_address(gfile, offset, size);
+                    if let Some(d) = self.drain.as_mut() {
+                        d.push((gfile, offset, size, addr));
+                    }
+                    self.pump_drain(ctx);
                 }
-                self.pump_drain(ctx);
             }
+            let target = if i + 1 == k {
+                std::mem::replace(&mut f.target, Target::None)
+            } else {
+                f.target.clone()
+            };
+            self.push_record(
+                f.local as usize,
+                op,
+                at(i),
+                at(i + 1),
+                target,
+                f.hops,
+                f.parts,
+            );
         }
-        self.push_record(
-            f.local as usize,
-            f.op,
-            f.start,
-            ctx.now(),
-            f.target,
-            f.hops,
-            f.parts,
-        );
         self.ranks[f.local as usize].wait = Wait::Timer;
         self.advance(f.local, ctx);
     }

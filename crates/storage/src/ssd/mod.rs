@@ -28,6 +28,12 @@
 //! further setup. A lone batch of equal pieces on an idle device therefore finishes exactly
 //! when its pieces would have: `ceil(k/c) · op_overhead + Σ ceil(len · 10¹² / bw)` with `c`
 //! channels (`k · op_overhead + ...` with one channel). A plain request is a batch of one.
+//!
+//! A **serial** batch ([`SsdBatch::serial`]: a transfer train, the consecutive operations of one
+//! rank that waits for each before issuing the next) is charged the same but never holds more
+//! than one slot: its `k` setups and transfers run one at a time, `k · op_overhead + Σ D` on an
+//! idle device whatever the channels, and it counts as one operation in the queue length, as
+//! the rank's one outstanding operation would.
 
 pub mod ftl;
 mod gc;
@@ -199,6 +205,9 @@ pub struct SsdBatch<'a> {
     /// The pieces in the order the host would have submitted them. An empty list is served as
     /// one zero-byte operation where the previous request ended.
     pub pieces: &'a [SsdPiece],
+    /// The pieces are operations one client issues one after another (a transfer train): the
+    /// batch holds one service slot and counts as one queued operation (module documentation).
+    pub serial: bool,
 }
 
 /// A finished SSD request.
@@ -255,8 +264,21 @@ struct InFlight {
     gc: GcWork,
     /// Service slots held (set when service starts; grows up to `min(ops, channels)`).
     width: u32,
+    /// A serial batch: one slot at most, one operation in the queue length.
+    serial: bool,
     /// Whether the setup phase is over (the request is in the processor-sharing set).
     transferring: bool,
+}
+
+impl InFlight {
+    /// Operations this request adds to the queue length: its pieces, or 1 for a serial batch.
+    fn queued(&self) -> u32 {
+        if self.serial {
+            1
+        } else {
+            self.ops
+        }
+    }
 }
 
 /// One SSD: configuration, FTL, service state and statistics.
@@ -365,6 +387,7 @@ impl Ssd {
                 op: req.op,
                 stream: req.stream,
                 pieces: &piece,
+                serial: false,
             },
             ctx,
         );
@@ -446,6 +469,7 @@ impl Ssd {
             work,
             gc,
             width: 0,
+            serial: batch.serial,
             transferring: false,
         };
         let slot = match self.free_slots.pop() {
@@ -458,7 +482,7 @@ impl Ssd {
                 (self.slab.len() - 1) as u32
             }
         };
-        self.stats.queue_change(now, i64::from(ops));
+        self.stats.queue_change(now, i64::from(entry.queued()));
         if self.waiting.is_empty() && self.in_service < self.cfg.channels {
             self.settle(now);
             self.start(slot, ctx);
@@ -468,16 +492,20 @@ impl Ssd {
         }
     }
 
-    /// Service slots a request of `ops` operations can use: `min(ops, channels)`.
-    fn target(&self, ops: u32) -> u32 {
-        ops.clamp(1, self.cfg.channels.max(1))
+    /// Service slots request `e` can use: 1 for a serial batch, else `min(ops, channels)`.
+    fn target(&self, e: &InFlight) -> u32 {
+        if e.serial {
+            1
+        } else {
+            e.ops.clamp(1, self.cfg.channels.max(1))
+        }
     }
 
     /// Starts service of the request in `slot` (at least one slot is free): it takes
     /// `w = min(ops, channels, free slots)` slots and spends its pieces' setups `w` at a time.
     fn start<E: From<StorageEvent>>(&mut self, slot: u32, ctx: &mut Ctx<'_, E>) {
         let free = self.cfg.channels.saturating_sub(self.in_service).max(1);
-        let target = self.slab[slot as usize].map_or(1, |e| self.target(e.ops));
+        let target = self.slab[slot as usize].map_or(1, |e| self.target(&e));
         let w = target.min(free);
         let mut setup = 0;
         if let Some(e) = self.slab[slot as usize].as_mut() {
@@ -566,7 +594,7 @@ impl Ssd {
             if free == 0 {
                 return;
             }
-            let target = self.slab[slot as usize].map_or(0, |e| self.target(e.ops));
+            let target = self.slab[slot as usize].map_or(0, |e| self.target(&e));
             let Some(e) = self.slab[slot as usize].as_mut() else {
                 self.narrow.pop_front();
                 continue;
@@ -612,8 +640,8 @@ impl Ssd {
                             gc: e.gc,
                         });
                         self.in_service = self.in_service.saturating_sub(e.width);
-                        self.stats.queue_change(now, -i64::from(e.ops));
-                        if e.width < self.target(e.ops) {
+                        self.stats.queue_change(now, -i64::from(e.queued()));
+                        if e.width < self.target(&e) {
                             self.narrow.retain(|&n| n != slot);
                         }
                     }

@@ -92,6 +92,7 @@ pub fn client(ops: Vec<ClientOp>, depth: u32, target: Target, alloc: u32) -> Cli
         alloc,
         stream: alloc,
         start: 0,
+        train: 1,
     }
 }
 
