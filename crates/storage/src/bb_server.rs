@@ -469,6 +469,36 @@ impl Iterator for Pieces {
     }
 }
 
+/// Iterator over the allocation-unit pieces of a transfer train's operations, each operation
+/// (`step` bytes, the last one shorter) cut on its own.
+struct OpPieces {
+    step: u64,
+    /// Start of the next operation.
+    next: u64,
+    end: u64,
+    /// The pieces of the current operation.
+    cur: Pieces,
+}
+
+impl Iterator for OpPieces {
+    type Item = (u64, u64, u64);
+
+    fn next(&mut self) -> Option<(u64, u64, u64)> {
+        loop {
+            if let Some(p) = self.cur.next() {
+                return Some(p);
+            }
+            if self.next >= self.end || self.step == 0 {
+                return None;
+            }
+            let to = self.next.saturating_add(self.step).min(self.end);
+            self.cur.pos = self.next;
+            self.cur.end = to;
+            self.next = to;
+        }
+    }
+}
+
 impl BbServer {
     /// A server at network endpoint `me` that drains, spills and stages in through the PFS
     /// I/O nodes `pfs_targets` (file `f` uses `pfs_targets[f mod len]`).
@@ -696,19 +726,14 @@ impl BbServer {
 
     /// The unit pieces of request `req`'s operations in order, each operation cut at unit
     /// boundaries on its own: (unit index, offset in unit, length).
-    fn op_pieces(&self, req: &IoRequest) -> impl Iterator<Item = (u64, u64, u64)> {
-        let unit = self.cfg.unit;
-        let (offset, ops) = (req.offset, u64::from(req.ops.max(1)));
-        let end = offset.saturating_add(req.len);
-        let step = if ops == 1 { req.len } else { req.op_len() };
-        (0..ops).flat_map(move |i| {
-            let pos = offset.saturating_add(i.saturating_mul(step));
-            Pieces {
-                unit,
-                pos,
-                end: pos.saturating_add(step).min(end),
-            }
-        })
+    fn op_pieces(&self, req: &IoRequest) -> OpPieces {
+        let step = if req.ops <= 1 { req.len } else { req.op_len() };
+        OpPieces {
+            step,
+            next: req.offset,
+            end: req.offset.saturating_add(req.len),
+            cur: self.pieces(req.offset, 0),
+        }
     }
 
     /// The unit pieces of `[offset, offset + len)`: (unit index, offset in unit, length).

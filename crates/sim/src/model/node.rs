@@ -887,7 +887,7 @@ impl NodeLp {
     }
 
     fn complete(&mut self, id: u64, ctx: &mut Ctx<'_, SimEvent>) {
-        let Some(mut f) = self.inflight.remove(&id) else {
+        let Some(f) = self.inflight.remove(&id) else {
             return;
         };
         if let (Some((gfile, at, n)), Some(cache)) =
@@ -895,43 +895,44 @@ impl NodeLp {
         {
             cache.fill(gfile, at, n);
         }
-        // A train's operations finish one after another; their times are interpolated over
-        // the train by operation (all have the same size).
-        let k = f.ops.max(1);
-        let (start, span) = (f.start, ctx.now() - f.start);
-        let at = |i: u32| start + (u128::from(span) * u128::from(i) / u128::from(k)) as Time;
-        let run = OpRun { op: f.op, count: k };
-        for i in 0..k {
-            let op = run.nth(i);
-            if let (Target::Local, Op::Write { file, offset, size }, Some(j)) =
-                (&f.target, op, self.job)
-            {
-                if self.drain.is_some() {
-                    let (gfile, _) = self.home(j, file.0);
-                    let addr = self.local_address(gfile, offset, size);
-                    if let Some(d) = self.drain.as_mut() {
-                        d.push((gfile, offset, size, addr));
-                    }
-                    self.pump_drain(ctx);
-                }
+        let (li, now) = (f.local as usize, ctx.now());
+        if f.ops <= 1 {
+            self.queue_local_drain(&f.target, f.op, ctx);
+            self.push_record(li, f.op, f.start, now, f.target, f.hops, f.parts);
+        } else {
+            // A train's operations finish one after another; their times are interpolated
+            // over the train by operation (all have the same size).
+            let k = f.ops;
+            let (start, span) = (f.start, now - f.start);
+            let at = |i: u32| start + (u128::from(span) * u128::from(i) / u128::from(k)) as Time;
+            let run = OpRun { op: f.op, count: k };
+            for i in 0..k {
+                let op = run.nth(i);
+                self.queue_local_drain(&f.target, op, ctx);
+                let target = f.target.clone();
+                self.push_record(li, op, at(i), at(i + 1), target, f.hops, f.parts);
             }
-            let target = if i + 1 == k {
-                std::mem::replace(&mut f.target, Target::None)
-            } else {
-                f.target.clone()
-            };
-            self.push_record(
-                f.local as usize,
-                op,
-                at(i),
-                at(i + 1),
-                target,
-                f.hops,
-                f.parts,
-            );
         }
         self.ranks[f.local as usize].wait = Wait::Timer;
         self.advance(f.local, ctx);
+    }
+
+    /// A write `op` to the node-local SSD just finished: hand its extent to the background
+    /// drain, if there is one.
+    fn queue_local_drain(&mut self, target: &Target, op: Op, ctx: &mut Ctx<'_, SimEvent>) {
+        let (Target::Local, Op::Write { file, offset, size }, Some(j)) = (target, op, self.job)
+        else {
+            return;
+        };
+        if self.drain.is_none() {
+            return;
+        }
+        let (gfile, _) = self.home(j, file.0);
+        let addr = self.local_address(gfile, offset, size);
+        if let Some(d) = self.drain.as_mut() {
+            d.push((gfile, offset, size, addr));
+        }
+        self.pump_drain(ctx);
     }
 
     /// A rank deleted a file: TRIM it on the local SSD, or tell the BB servers.
