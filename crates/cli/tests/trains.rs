@@ -86,6 +86,19 @@ fn a_lone_rank_on_a_node_local_ssd_takes_the_closed_form_time_whatever_the_train
             job["time_in_io_max_s"]
         );
         assert_eq!(job["io_ops"], 32, "every operation is counted");
+        // Trains of two or more: 16 writes and 16 reads each cut into trains of t, the last
+        // one shorter (a lone operation is not a train).
+        let k: u64 = t.parse().expect("t");
+        let full = 16 / k;
+        let (trains, carried) = if k == 1 {
+            (0, 0)
+        } else if 16 % k >= 2 {
+            (2 * (full + 1), 32)
+        } else {
+            (2 * full, 2 * full * k)
+        };
+        assert_eq!(job["trains"], trains, "train_ops={t}");
+        assert_eq!(job["train_ops"], carried, "train_ops={t}");
         // A lone rank on an idle device: the interpolated per-operation times are exact, so
         // the timeline is the one of separate operations, row for row.
         let timeline = std::fs::read_to_string(out.join("timeline.csv")).expect("timeline");
@@ -171,6 +184,14 @@ fn trains_keep_bytes_operations_and_placement_with_fewer_events() {
     assert_eq!(operations(&o1), operations(&o4));
     // A 256 KiB transfer is one message and one device request; four of them in a 1 MiB
     // stripe are one train: far fewer events for the same work.
+    // Each rank's 16 writes and 16 reads are 4 + 4 trains of 4 (four 256 KiB transfers per
+    // 1 MiB stripe).
+    assert_eq!(
+        (j1["trains"].as_u64(), j1["train_ops"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(j4["trains"], 16 * 8);
+    assert_eq!(j4["train_ops"], 16 * 32);
     let (e1, e4) = (
         one["run"]["events"].as_u64().expect("events"),
         four["run"]["events"].as_u64().expect("events"),
@@ -216,6 +237,7 @@ fn trains_never_cross_a_stripe_or_pass_through_a_read_cache() {
     );
     assert_eq!(results(&a), results(&b));
     assert_eq!(a["run"]["events"], b["run"]["events"]);
+    assert_eq!(b["jobs"][0]["trains"], 0);
     for f in ["timeline.csv", "ranks.csv"] {
         assert_eq!(
             std::fs::read(dir.join("a").join(f)).expect(f),

@@ -137,6 +137,11 @@ pub struct JobSummary {
     pub read_cache_fetched: u64,
     /// Barriers completed.
     pub barriers: u64,
+    /// Transfer trains of two operations or more the job's ranks sent
+    /// (`simulation.train_ops`; 0 without trains).
+    pub trains: u64,
+    /// Operations those trains carried (their mean length is `train_ops / trains`).
+    pub train_ops: u64,
 }
 
 /// One I/O phase of a job in `summary.json`.
@@ -396,6 +401,7 @@ pub fn reduce(
     let mut stage_ins: Vec<Option<(Time, Time)>> = vec![None; njobs];
     let mut stage_outs: Vec<Option<(Time, Time)>> = vec![None; njobs];
     let mut cache = vec![(0u64, 0u64, 0u64); njobs];
+    let mut trains = vec![(0u64, 0u64); njobs];
     let mut reservations = Vec::new();
     // Node-local drains: (acknowledged, pending) bytes, and whether any node has one.
     let mut local_drain = (0u64, 0u64, false);
@@ -423,6 +429,8 @@ pub fn reduce(
                 let (h, m, f) = n.cache_totals();
                 let c = &mut cache[j as usize];
                 *c = (c.0 + h, c.1 + m, c.2 + f);
+                let t = &mut trains[j as usize];
+                *t = (t.0 + n.trains.0, t.1 + n.trains.1);
                 let (m, nm) = &mut job_msgs[j as usize];
                 *m += n.replies.messages;
                 *nm += n.replies.nonminimal;
@@ -652,6 +660,8 @@ pub fn reduce(
             read_cache_misses: cache[j].1,
             read_cache_fetched: cache[j].2,
             barriers: barriers[j],
+            trains: trains[j].0,
+            train_ops: trains[j].1,
         });
     }
     let written: u64 = ranks.iter().map(|r| r.bytes_written).sum();

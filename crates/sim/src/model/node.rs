@@ -191,6 +191,9 @@ pub struct NodeLp {
     pub replies: RouteCount,
     /// Bytes written to the local SSD / BB / PFS, and read.
     pub bytes_issued: [u64; 2],
+    /// Transfer trains this node's ranks sent (of two operations or more), and the operations
+    /// they carried.
+    pub trains: (u64, u64),
     /// Index of this node among its job's nodes.
     job_node: u32,
     /// Each local rank's read cache.
@@ -251,6 +254,7 @@ impl NodeLp {
             finished: vec![None; n],
             replies: RouteCount::default(),
             bytes_issued: [0; 2],
+            trains: (0, 0),
             job_node,
             caches: (0..n)
                 .map(|_| cache.map(|c| ReadCache::new(c.capacity, c.block)))
@@ -749,6 +753,10 @@ impl NodeLp {
             _ => 1,
         };
         len = len.saturating_mul(u64::from(ops));
+        if ops > 1 {
+            self.trains.0 += 1;
+            self.trains.1 += u64::from(ops);
+        }
         self.bytes_issued[usize::from(io == IoOp::Read)] += len;
         let id = self.next_app;
         self.next_app += 1;
