@@ -2,7 +2,7 @@
 
 use crate::run_cmd::scenario_path;
 use bbsim_sim::run::load_scenario;
-use bbsim_sim::units::human_bytes;
+use bbsim_sim::units::{format_bytes, human_bytes};
 use std::path::PathBuf;
 
 /// Arguments of `bbsim validate`.
@@ -32,6 +32,21 @@ pub fn run(a: &ValidateArgs) -> Result<(), String> {
     }
     println!("{}: valid", path.display());
     print!("{}", m.render());
+    let sim = &l.scenario.simulation;
+    let trains = match sim.train_ops {
+        0 | 1 => "every I/O operation on its own".to_string(),
+        k => format!("transfer trains of up to {k} operations"),
+    };
+    println!(
+        "  {:<24} {} network model, {} packets, {}",
+        "granularity",
+        match l.scenario.network.model {
+            bbsim_topology::NetModel::Packet => "packet",
+            bbsim_topology::NetModel::Path => "path",
+        },
+        format_bytes(sim.packet_size.0),
+        trains
+    );
     println!("  jobs");
     for j in &l.workload.jobs {
         let t = j.totals();

@@ -581,11 +581,26 @@ fn validate_describes_the_machine() {
         "routers                  20",
         "BB servers               8",
         "PFS I/O nodes            2",
+        "every I/O operation on its own",
         "ior",
         "ckpt",
     ] {
         assert!(text.contains(want), "missing `{want}` in:\n{text}");
     }
+    // The simulation's granularity: packet size and transfer trains.
+    let out = run_ok(&[
+        "validate",
+        data("tiny-fattree.toml").to_str().expect("utf-8"),
+        "--set",
+        "simulation.train_ops=8",
+        "--set",
+        "simulation.packet_size=8MiB",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("8MiB packets, transfer trains of up to 8 operations"),
+        "{text}"
+    );
     let out = run_ok(&[
         "validate",
         data("tiny-dragonfly.toml").to_str().expect("utf-8"),

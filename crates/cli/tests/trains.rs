@@ -280,3 +280,28 @@ fn bad_train_lengths_name_the_key() {
         );
     }
 }
+
+#[test]
+fn a_bad_train_length_in_a_file_names_file_line_and_key_and_writes_nothing() {
+    let dir = scratch("train-bad-file");
+    let text = LOCAL.replace(
+        "name = \"train-local\"\n",
+        "name = \"train-local\"\n\n[simulation]\ntrain_ops = 0\n",
+    );
+    let scn = write_scenario(&dir, &text);
+    let out = dir.join("out");
+    let err = run_err(&[
+        "run",
+        scn.to_str().expect("utf-8"),
+        "--quiet",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    // [simulation] is on line 4 and train_ops on line 5 of the file.
+    assert!(
+        err.contains("scenario.toml:5:") && err.contains("simulation.train_ops"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written for a bad scenario");
+    let _ = std::fs::remove_dir_all(&dir);
+}
