@@ -21,12 +21,8 @@ use bbsim_storage::{BbServer, Endpoint, IoNode, PfsBackend, Ssd};
 use bbsim_topology::network::{LpLayout, NetModel};
 use bbsim_workload::alloc::allocate_workload;
 use bbsim_workload::{CommId, Op, Workload};
-use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// The routers of two terminals (hop distances depend only on these).
-type RouterPair = (Option<u32>, Option<u32>);
 
 /// Where every job and rank landed.
 #[derive(Clone, Debug)]
@@ -515,7 +511,6 @@ pub fn assemble(
         }
     }
     let stripe = s.burst_buffer.stripe_count;
-    let distance_cache: RefCell<HashMap<RouterPair, u32>> = RefCell::default();
     let n_io = io_endpoints.len().max(1);
     for t in 0..terminals {
         let nic = net
@@ -526,8 +521,8 @@ pub fn assemble(
             let (job, ranks) = owner[t as usize]
                 .take()
                 .map_or((None, Vec::new()), |(j, r)| (Some(j), r));
-            // Only nodes that run a job issue I/O. Hop distances between terminals depend only
-            // on their routers, so they are memoised by router pair.
+            // Only nodes that run a job issue I/O. Hop distances are the topology's closed
+            // forms (a few comparisons each), cheaper than a memo.
             let per_node_stripes = job.is_some_and(|j| {
                 let f = &files[j as usize];
                 f.dw.is_none() && f.uses_bb
@@ -535,11 +530,7 @@ pub fn assemble(
             let bb_layout = match (machine.placement, job) {
                 (Placement::Grouped | Placement::Global, Some(_)) if per_node_stripes => {
                     let servers = stripe_set(t, &machine.bb_terminals, stripe, |a, b| {
-                        let key = (topo.router_of(a), topo.router_of(b));
-                        *distance_cache
-                            .borrow_mut()
-                            .entry(key)
-                            .or_insert_with(|| topo.hop_distance(a, b).unwrap_or(u32::MAX))
+                        topo.hop_distance(a, b).unwrap_or(u32::MAX)
                     })
                     .map_err(|e| map.error_at(&format!("burst_buffer.{}", e.key), e.message))?;
                     if let Some(j) = job {

@@ -80,11 +80,22 @@ pub fn stripe_set<F: Fn(u32, u32) -> u32>(
     let first = (0..n)
         .min_by_key(|&s| (hops(client, servers[s]), cyc(rot, s)))
         .unwrap_or(0);
-    let mut rest: Vec<usize> = (0..n).filter(|&s| s != first).collect();
-    rest.sort_by_key(|&s| (hops(servers[first], servers[s]), cyc(first, s)));
+    // Each server's key once (the hop distance may be a table lookup), then only the
+    // `count - 1` nearest sorted: keys are distinct (the cyclic distance is), so a partial
+    // selection gives the same set in the same order as a full sort.
+    let mut rest: Vec<((u32, usize), usize)> = (0..n)
+        .filter(|&s| s != first)
+        .map(|s| ((hops(servers[first], servers[s]), cyc(first, s)), s))
+        .collect();
+    let take = count as usize - 1;
+    if take > 0 && take < rest.len() {
+        rest.select_nth_unstable(take - 1);
+        rest.truncate(take);
+    }
+    rest.sort_unstable();
     let mut set = Vec::with_capacity(count as usize);
     set.push(first);
-    set.extend(rest.into_iter().take(count as usize - 1));
+    set.extend(rest.into_iter().take(take).map(|(_, s)| s));
     Ok(set)
 }
 
@@ -160,6 +171,47 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The definition: every other server sorted by (hops from the first, cyclic distance).
+    fn stripe_set_by_full_sort(
+        client: u32,
+        servers: &[u32],
+        count: u32,
+        hops: impl Fn(u32, u32) -> u32,
+    ) -> Vec<usize> {
+        let n = servers.len();
+        let cyc = |from: usize, to: usize| (to + n - from) % n;
+        let rot = client as usize % n;
+        let first = (0..n)
+            .min_by_key(|&s| (hops(client, servers[s]), cyc(rot, s)))
+            .unwrap();
+        let mut rest: Vec<usize> = (0..n).filter(|&s| s != first).collect();
+        rest.sort_by_key(|&s| (hops(servers[first], servers[s]), cyc(first, s)));
+        let mut set = vec![first];
+        set.extend(rest.into_iter().take(count as usize - 1));
+        set
+    }
+
+    #[test]
+    fn partial_selection_equals_the_full_sort() {
+        // Hop distances of a three-level tree of 8-terminal switches, with many ties.
+        let hops = |a: u32, b: u32| match (a / 8 == b / 8, a / 64 == b / 64) {
+            _ if a == b => 0,
+            (true, _) => 2,
+            (false, true) => 4,
+            _ => 6,
+        };
+        let servers: Vec<u32> = (0..300).step_by(7).collect();
+        for client in 0..400 {
+            for count in [1, 2, 4, 7, servers.len() as u32 - 1, servers.len() as u32] {
+                assert_eq!(
+                    stripe_set(client, &servers, count, hops).unwrap(),
+                    stripe_set_by_full_sort(client, &servers, count, hops),
+                    "client {client}, count {count}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn nearest_first_then_its_neighbours() {
