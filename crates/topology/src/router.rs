@@ -49,8 +49,20 @@ struct OutState {
     wake: bool,
     /// Round-robin pointer: the input-VC index after the last one granted.
     rr: u32,
-    /// Input-VC indices whose head packet waits for this port.
-    requests: Vec<u32>,
+    /// The input VCs whose head packet waits for this port.
+    requests: Vec<Request>,
+}
+
+/// An input VC's head packet waiting for an output port, with what arbitration needs of it
+/// (the head stays the same while it waits, so the grant scan never touches the buffers).
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    /// Input-VC index.
+    idx: u32,
+    /// Buffer bytes the head packet takes downstream (its credit cost).
+    cost: u32,
+    /// The head's output VC.
+    vc: u8,
 }
 
 /// A buffered packet with its routing decision.
@@ -352,7 +364,12 @@ impl<P> Router<P> {
                 self.transmit(idx, ctx);
                 continue;
             }
-            self.out[port].requests.push(idx as u32);
+            let req = Request {
+                idx: idx as u32,
+                cost: head.pkt.cost(),
+                vc: head.out_vc,
+            };
+            self.out[port].requests.push(req);
             if free {
                 // Others are waiting: let round-robin arbitration decide.
                 idx = match self.grant(port, ctx) {
@@ -384,20 +401,27 @@ impl<P> Router<P> {
     fn grant<E: From<NetEvent<P>>>(&mut self, port: usize, ctx: &mut Ctx<'_, E>) -> Option<usize> {
         let n = self.inputs.len() as u32;
         let rr = self.out[port].rr;
+        let vcs = self.vcs as usize;
+        // Credits matter only towards a router; a terminal always takes the packet.
+        let credits = (self.ports[port].kind == PeerKind::Router)
+            .then(|| &self.credits[port * vcs..(port + 1) * vcs]);
         let mut best: Option<(usize, u32)> = None;
-        for (pos, &i) in self.out[port].requests.iter().enumerate() {
-            let Some(head) = self.inputs[i as usize].front() else {
+        for (pos, r) in self.out[port].requests.iter().enumerate() {
+            if credits.is_some_and(|c| c[usize::from(r.vc)] < r.cost) {
                 continue;
+            }
+            // Distance after the round-robin pointer, in input-VC order.
+            let d = if r.idx >= rr {
+                r.idx - rr
+            } else {
+                r.idx + n - rr
             };
-            if self.has_credit(port, head.out_vc, head.pkt.cost()) {
-                let d = (i + n - rr) % n;
-                if best.map_or(true, |(_, bd)| d < bd) {
-                    best = Some((pos, d));
-                }
+            if best.map_or(true, |(_, bd)| d < bd) {
+                best = Some((pos, d));
             }
         }
         let (pos, _) = best?;
-        let idx = self.out[port].requests.swap_remove(pos) as usize;
+        let idx = self.out[port].requests.swap_remove(pos).idx as usize;
         self.out[port].rr = (idx as u32 + 1) % n;
         self.transmit(idx, ctx);
         if !self.out[port].requests.is_empty() {
