@@ -41,11 +41,7 @@ fn cori_ior(c: &mut Criterion) {
         overrides.extend(extra.iter().map(|s| s.to_string()));
         let loaded = load_scenario(&path, &overrides).expect("cori-ior loads");
         g.bench_function(format!("64MiB_per_process_{name}"), |b| {
-            b.iter(|| {
-                let f = loaded.run(1, |_| {}).expect("cori-ior runs");
-                assert_eq!(f.stats.stop, bbsim_engine::StopReason::Drained);
-                f.stats.events
-            })
+            b.iter(|| bbsim_benches::run_scenario_once(&loaded))
         });
     }
     g.finish();

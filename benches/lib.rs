@@ -16,3 +16,11 @@ pub fn reference_phold(end: f64) -> PholdParams {
         seed: 1,
     }
 }
+
+/// Runs a loaded scenario once on one thread (assembly, simulation and reduction, as
+/// `bbsim run` does), checks that it drained, and returns its event count.
+pub fn run_scenario_once(loaded: &bbsim_sim::run::Loaded) -> u64 {
+    let f = loaded.run(1, |_| {}).expect("the scenario runs");
+    assert_eq!(f.stats.stop, bbsim_engine::StopReason::Drained);
+    f.stats.events
+}

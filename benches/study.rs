@@ -30,11 +30,7 @@ fn study_gtc(c: &mut Criterion) {
     let loaded =
         load_scenario(&path, &["jobs.0.bytes_per_rank=4MB".to_string()]).expect("gtc loads");
     g.bench_function("gtc_summit_global_4MB_per_rank", |b| {
-        b.iter(|| {
-            let f = loaded.run(1, |_| {}).expect("gtc runs");
-            assert_eq!(f.stats.stop, bbsim_engine::StopReason::Drained);
-            f.stats.events
-        })
+        b.iter(|| bbsim_benches::run_scenario_once(&loaded))
     });
     g.finish();
 }
