@@ -27,7 +27,10 @@
 # Other environment variables:
 #   BBSIM=path                 the bbsim binary (default: `bbsim` on PATH, then
 #                              $CARGO_TARGET_DIR/release/bbsim, then target/release/bbsim)
-#   STUDY_JOBS=N               runs at the same time within a sweep (default 1)
+#   STUDY_JOBS=N               runs at the same time within a sweep (default 1). Mind the
+#                              memory: at full scale the GTC mixes' grouped and global runs
+#                              peak at 8.6-15.4 GB each (GTC+S3D+HACC global: 15.4 GB), so two
+#                              at once need about 32 GB (docs/performance.md)
 #   STUDY_PACKET_SIZE=size     network packet size (default 64KiB, docs/study.md)
 #   STUDY_NETWORK_MODEL=packet|path   network.model (default packet: router LPs; path: the
 #                              cheaper path model, docs/network.md 2b, with its known gaps)
