@@ -402,6 +402,12 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             ],
         ),
         (
+            // Offsets within a BB unit are kept in 32 bits.
+            data("tiny-fattree.toml"),
+            vec!["--set", "burst_buffer.stripe_size=3GiB"],
+            vec!["`burst_buffer.stripe_size`", "must be at most 2GiB"],
+        ),
+        (
             data("tiny-fattree.toml"),
             vec!["--set", "network.radx=8"],
             vec!["--set network.radx=8", "did you mean `radix`"],

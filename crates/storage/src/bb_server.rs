@@ -135,6 +135,9 @@ impl BbServerConfig {
             return Err(ConfigError::new("ssds", "must be at most 65535"));
         }
         positive("unit", self.unit)?;
+        if self.unit > MAX_UNIT {
+            return Err(ConfigError::new("unit", "must be at most 2GiB"));
+        }
         if self.unit > self.ssd.capacity {
             return Err(ConfigError::new("unit", "must not exceed ssd.capacity"));
         }
@@ -308,16 +311,41 @@ pub struct BbLedger {
     pub occupied: u64,
 }
 
+/// One allocated unit's state: 32 bytes, as a full-scale study run keeps tens of millions
+/// (one per 128 KiB unit written; docs/performance.md).
 #[derive(Clone, Debug)]
 struct Unit {
-    ssd: u16,
-    lba: u32,
     dirty: Intervals,
+    lba: u32,
     pending_writes: u32,
     draining: u32,
-    queued: bool,
-    doomed: bool,
-    drained: bool,
+    ssd: u16,
+    flags: UnitFlags,
+}
+
+/// A unit's state bits.
+#[derive(Clone, Copy, Debug, Default)]
+struct UnitFlags(u8);
+
+impl UnitFlags {
+    /// In its allocation's drain queue.
+    const QUEUED: u8 = 1;
+    /// Deleted while busy: evict once settled.
+    const DOOMED: u8 = 2;
+    /// Drained to the PFS at least once.
+    const DRAINED: u8 = 4;
+
+    fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+
+    fn set(&mut self, bit: u8, on: bool) {
+        if on {
+            self.0 |= bit;
+        } else {
+            self.0 &= !bit;
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -381,6 +409,10 @@ type UnitKeys = SmallVec<[UnitKey; 2]>;
 /// The device requests a host request is split into, inline up to two.
 type Groups = SmallVec<[Group; 2]>;
 
+/// The largest allocation unit (2 GiB): offsets within a unit, up to and including its end,
+/// are kept in 32 bits.
+pub const MAX_UNIT: u64 = 1 << 31;
+
 /// Marks an SSD without a group in [`BbServer::group_of`].
 const NO_GROUP: u32 = u32::MAX;
 
@@ -426,7 +458,9 @@ pub struct BbServer {
     staging_used: u64,
     ssd_ops: FxHashMap<u64, SsdOp>,
     pfs_ops: FxHashMap<u64, PfsOp>,
-    drain_fifo: BTreeMap<u32, VecDeque<UnitKey>>,
+    /// Per allocation, its units waiting to drain, oldest first, as (file, unit index): 16
+    /// bytes each, as every unit written is queued here.
+    drain_fifo: BTreeMap<u32, VecDeque<(u64, u64)>>,
     ended: BTreeSet<u32>,
     /// Per allocation: dirty bytes in the BB plus bytes handed to the data mover and not yet
     /// acknowledged by the PFS.
@@ -882,14 +916,12 @@ impl BbServer {
                 self.units.insert(
                     key,
                     Unit {
-                        ssd: ssd as u16,
-                        lba,
                         dirty: Intervals::default(),
+                        lba,
                         pending_writes: 0,
                         draining: 0,
-                        queued: false,
-                        doomed: false,
-                        drained: false,
+                        ssd: ssd as u16,
+                        flags: UnitFlags::default(),
                     },
                 );
             }
@@ -1158,13 +1190,18 @@ impl BbServer {
         if u.pending_writes > 0 || u.draining > 0 {
             return;
         }
-        if u.doomed || (self.cfg.drain.evict && u.dirty.is_empty() && u.drained) {
+        if u.flags.has(UnitFlags::DOOMED)
+            || (self.cfg.drain.evict && u.dirty.is_empty() && u.flags.has(UnitFlags::DRAINED))
+        {
             self.evict(key, ctx);
             return;
         }
-        if !u.dirty.is_empty() && !u.queued {
-            u.queued = true;
-            self.drain_fifo.entry(key.0).or_default().push_back(key);
+        if !u.dirty.is_empty() && !u.flags.has(UnitFlags::QUEUED) {
+            u.flags.set(UnitFlags::QUEUED, true);
+            self.drain_fifo
+                .entry(key.0)
+                .or_default()
+                .push_back((key.1, key.2));
         }
     }
 
@@ -1195,7 +1232,7 @@ impl BbServer {
                 self.counters.drain_acked += bytes;
                 if let Some(u) = self.units.get_mut(&key) {
                     u.draining -= 1;
-                    u.drained = true;
+                    u.flags.set(UnitFlags::DRAINED, true);
                 }
                 self.staged_out(key.0, bytes, out);
                 self.unit_settled(key, ctx);
@@ -1288,9 +1325,12 @@ impl BbServer {
             if now < self.pacer.ready_at() {
                 if let Some(k) = key {
                     if let Some(u) = self.units.get_mut(&k) {
-                        u.queued = true;
+                        u.flags.set(UnitFlags::QUEUED, true);
                     }
-                    self.drain_fifo.entry(k.0).or_default().push_front(k);
+                    self.drain_fifo
+                        .entry(k.0)
+                        .or_default()
+                        .push_front((k.1, k.2));
                 }
                 if !self.mover_tick {
                     self.mover_tick = true;
@@ -1376,15 +1416,16 @@ impl BbServer {
             if !self.eligible(alloc) {
                 continue;
             }
-            while let Some(k) = self
+            while let Some((file, idx)) = self
                 .drain_fifo
                 .get_mut(&alloc)
                 .and_then(VecDeque::pop_front)
             {
+                let k = (alloc, file, idx);
                 let Some(u) = self.units.get_mut(&k) else {
                     continue;
                 };
-                u.queued = false;
+                u.flags.set(UnitFlags::QUEUED, false);
                 if u.dirty.is_empty() || u.pending_writes > 0 {
                     continue;
                 }
@@ -1449,7 +1490,7 @@ impl BbServer {
             if let Some(u) = self.units.get_mut(&k) {
                 let d = u.dirty.len();
                 u.dirty.clear();
-                u.doomed = true;
+                u.flags.set(UnitFlags::DOOMED, true);
                 self.counters.deleted += d;
                 self.counters.in_bb -= d;
                 self.staged_out(alloc, d, out);
