@@ -46,6 +46,14 @@
 #   STUDY_KEEP_TIMELINES=0|1   keep every run's timeline.csv (default: 1 for smoke; 0 for
 #                              full, where they add up to tens of GB: each is deleted once the
 #                              timeline figure has been drawn)
+#   STUDY_CONTROLS=0|1         also run each mix of two or three jobs as a control (default 0):
+#                              the same scenario with job k (k >= 1) submitted k x 10^6 s later,
+#                              so every job runs on the nodes it has in the mix with no other
+#                              job's I/O in flight. Allocation does not depend on start times,
+#                              so this separates what the neighbour does from what the
+#                              fragmented allocation does (only a mix's first job gets the
+#                              nodes of its run alone; docs/study.md). One more run per mix,
+#                              system, placement and overhead, as costly as the mix itself
 #
 # Output (under OUTPUT_DIR, which must not exist or be empty):
 #   sweep.csv                  one row per run: system, placement, mix, then bbsim's sweep.csv
@@ -66,6 +74,9 @@
 #                              600 s of computation between them)
 #   scenarios/                 the composed scenarios (with the run's packet size)
 #   runs/<system>-<placement>-<mix>/   each sweep's run directories and sweep.csv
+#   runs/<system>-<placement>-<mix>+control/   the control sweeps (STUDY_CONTROLS=1); their
+#                              rows in sweep.csv have mix "<mix>+control", in jobs.csv the mix
+#                              and the setting "apart from <others> (same nodes)"
 #   timing.txt                 wall time of the whole script
 set -eu
 
@@ -108,6 +119,8 @@ SSD_MODEL=${STUDY_SSD_MODEL:-per-ssd}
 case $NET_MODEL in packet | path) ;; *) die "STUDY_NETWORK_MODEL=$NET_MODEL: expected packet or path" ;; esac
 case $SSD_MODEL in per-ssd | array) ;; *) die "STUDY_SSD_MODEL=$SSD_MODEL: expected per-ssd or array" ;; esac
 JOBS=${STUDY_JOBS:-1}
+CONTROLS=${STUDY_CONTROLS:-0}
+case $CONTROLS in 0 | 1) ;; *) die "STUDY_CONTROLS=$CONTROLS: expected 0 or 1" ;; esac
 WINDOW=${STUDY_TIMELINE_WINDOW:-100}
 if [ "$SCALE" = smoke ]; then
     KEEP=${STUDY_KEEP_TIMELINES:-1}
@@ -208,6 +221,22 @@ for sys in $SYSTEMS; do
             fi
             [ "$KEEP" = 1 ] || rm -f "$dir"/run-*/timeline.csv
             echo "$sys $pl $mix: $(($(date +%s) - t0)) s"
+            njobs=$(jobs_of "$MIXFILE" | wc -l)
+            [ "$CONTROLS" = 1 ] && [ "$njobs" -ge 2 ] || continue
+            # The control: every job on its nodes of the mix, each 10^6 s after the previous.
+            APART=()
+            for ((k = 1; k < njobs; k++)); do APART+=(--set "jobs.$k.start=$((k * 1000000))s"); done
+            t0=$(date +%s)
+            SWEEPS=$((SWEEPS + 1))
+            if ! "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir+control" \
+                --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" "${APART[@]}" >"$dir+control.log" 2>&1; then
+                FAILED="$FAILED $sys-$pl-$mix+control"
+                echo "FAILED $sys $pl $mix control (see $dir+control.log):" >&2
+                tail -n 5 "$dir+control.log" >&2
+                continue
+            fi
+            [ "$KEEP" = 1 ] || rm -f "$dir+control"/run-*/timeline.csv
+            echo "$sys $pl $mix control: $(($(date +%s) - t0)) s"
         done
     done
 done
@@ -215,7 +244,8 @@ done
 # One sweep.csv for the whole matrix, every row with job0..job2 columns; the mixes of one
 # application alone come first, so that figures list "alone" before the co-scheduled runs.
 ORDERED="$(for m in $MIXES; do case $m in *-*) ;; *) echo "$m" ;; esac; done)
-$(for m in $MIXES; do case $m in *-*) echo "$m" ;; esac; done)"
+$(for m in $MIXES; do case $m in *-*) echo "$m" ;; esac; done)
+$(for m in $MIXES; do case $m in *-*) echo "$m+control" ;; esac; done)"
 first=1
 for sys in $SYSTEMS; do for mix in $ORDERED; do for pl in $PLACEMENTS; do
     f="$OUT/runs/$sys-$pl-$mix/sweep.csv"
@@ -253,7 +283,9 @@ awk -F, '
             others = ""
             for (o = 0; o < 3; o++) if (o != j && $col["job" o "_name"] != "") others = others (others == "" ? "" : "+") $col["job" o "_name"]
             setting = (others == "" ? "alone" : "with " others)
-            printf "%s,%s,%s,%s,%s,%s", $1, $2, $3, $col["op_overhead"], name, setting
+            mix = $3
+            if (sub(/\+control$/, "", mix)) setting = "apart from " others " (same nodes)"
+            printf "%s,%s,%s,%s,%s,%s", $1, $2, mix, $col["op_overhead"], name, setting
             split("io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases io_phase_lengths_s io_phase_time_in_io_max_s", m, " ")
             for (i = 1; i <= 9; i++) printf ",%s", $col["job" j "_" m[i]]
             split($col["job" j "_io_phase_time_in_io_max_s"], first, ";")

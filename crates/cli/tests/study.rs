@@ -11,6 +11,27 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Runs `scripts/reproduce-study.sh OUT` at smoke scale on the Summit-like system with this
+/// build's bbsim and the given `STUDY_*` settings; fails the test if the script fails.
+fn smoke_study(out: &Path, env: &[(&str, &str)]) {
+    let mut c = std::process::Command::new("bash");
+    c.arg(repo().join("scripts/reproduce-study.sh"))
+        .arg(out)
+        .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
+        .env("STUDY_SCALE", "smoke")
+        .env("STUDY_SYSTEMS", "summit");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let done = c.output().expect("bash runs the script");
+    assert!(
+        done.status.success(),
+        "reproduce-study.sh failed:\n{}\n{}",
+        String::from_utf8_lossy(&done.stdout),
+        String::from_utf8_lossy(&done.stderr)
+    );
+}
+
 /// The eleven workload mixes of the study's Table III.
 const MIXES: [&str; 11] = [
     "gtc",
@@ -140,21 +161,9 @@ fn reproduce_script_passes_the_model_settings_on() {
 #[test]
 fn reproduce_script_runs_one_mix_at_smoke_scale() {
     let out = scratch("study-smoke");
-    let status = std::process::Command::new("bash")
-        .arg(repo().join("scripts/reproduce-study.sh"))
-        .arg(&out)
-        .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
-        .env("STUDY_SCALE", "smoke")
-        .env("STUDY_SYSTEMS", "summit")
-        .env("STUDY_PLACEMENTS", "grouped")
-        .env("STUDY_MIXES", "gtc-ior")
-        .output()
-        .expect("bash runs the script");
-    assert!(
-        status.status.success(),
-        "reproduce-study.sh failed:\n{}\n{}",
-        String::from_utf8_lossy(&status.stdout),
-        String::from_utf8_lossy(&status.stderr)
+    smoke_study(
+        &out,
+        &[("STUDY_PLACEMENTS", "grouped"), ("STUDY_MIXES", "gtc-ior")],
     );
     // The composed scenario carries the packet size the script ran it with (the system files
     // say 4 KiB; the script's default is 64 KiB), so running it alone does not silently differ.
@@ -240,6 +249,8 @@ fn reproduce_script_says_what_is_wrong() {
         e.contains("STUDY_SCALE=tiny: expected full or smoke"),
         "{e}"
     );
+    let e = run(&[("BBSIM", bin), ("STUDY_CONTROLS", "yes")], &[dir]);
+    assert!(e.contains("STUDY_CONTROLS=yes: expected 0 or 1"), "{e}");
     let e = run(&[("BBSIM", bin), ("STUDY_MIXES", "gtc-lammps")], &[dir]);
     assert!(e.contains("no mix scenarios/study/gtc-lammps.toml"), "{e}");
     let e = run(&[("BBSIM", bin)], &[]);
@@ -251,4 +262,64 @@ fn reproduce_script_says_what_is_wrong() {
         !out.exists(),
         "nothing is written when the arguments are wrong"
     );
+}
+
+/// `STUDY_CONTROLS=1` runs each mix again with its jobs apart in time on the mix's nodes: the
+/// first job's control equals its run alone (it has the same nodes), every job keeps its
+/// mix's nodes, and jobs.csv names the setting.
+#[test]
+fn reproduce_script_control_runs_keep_the_mix_s_nodes_and_put_the_jobs_apart() {
+    let out = scratch("study-controls");
+    smoke_study(
+        &out,
+        &[
+            ("STUDY_PLACEMENTS", "global"),
+            ("STUDY_MIXES", "gtc gtc-ior"),
+            ("STUDY_OVERHEADS_FATTREE", "20us"),
+            ("STUDY_CONTROLS", "1"),
+        ],
+    );
+    let sweep = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
+    let mixes: Vec<&str> = sweep
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).expect("mix"))
+        .collect();
+    assert_eq!(mixes, ["gtc", "gtc-ior", "gtc-ior+control"], "{sweep}");
+    // system,placement,mix,op_overhead,job,setting -> the row's figures.
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
+    let row = |mix: &str, job: &str, setting: &str| -> Vec<String> {
+        let key = format!("summit,global,{mix},20us,{job},{setting},");
+        let line = jobs
+            .lines()
+            .find(|l| l.starts_with(&key))
+            .unwrap_or_else(|| panic!("no row {key} in\n{jobs}"));
+        line[key.len()..].split(',').map(str::to_string).collect()
+    };
+    assert_eq!(jobs.lines().count(), 1 + 5, "{jobs}");
+    let alone = row("gtc", "gtc", "alone");
+    let apart = row("gtc-ior", "gtc", "apart from ior (same nodes)");
+    let with = row("gtc-ior", "gtc", "with ior");
+    assert_eq!(
+        alone, apart,
+        "GTC's control is its run alone: same nodes, no neighbour"
+    );
+    assert_ne!(alone[..3], with[..3], "IOR next to GTC changes GTC's I/O");
+    let ior_apart = row("gtc-ior", "ior", "apart from gtc (same nodes)");
+    let ior_with = row("gtc-ior", "ior", "with gtc");
+    let mean = |r: &[String]| r[1].parse::<f64>().expect("time_in_io_mean_s");
+    assert!(
+        mean(&ior_apart) < mean(&ior_with),
+        "IOR alone on its nodes is faster than next to GTC's burst: {ior_apart:?} {ior_with:?}"
+    );
+    // Both runs put every job on the same nodes; in the control IOR starts 10^6 s later.
+    let mix_run = out.join("runs/summit-global-gtc-ior/run-000_op_overhead=20us");
+    let control_run = out.join("runs/summit-global-gtc-ior+control/run-000_op_overhead=20us");
+    assert_eq!(rank_nodes(&mix_run), rank_nodes(&control_run));
+    let summary: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(control_run.join("summary.json")).expect("summary.json"),
+    )
+    .expect("JSON");
+    assert_eq!(summary["scenario"]["jobs"][1]["start"], "1000000s");
+    let _ = std::fs::remove_dir_all(&out);
 }
