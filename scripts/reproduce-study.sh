@@ -27,10 +27,11 @@
 # Other environment variables:
 #   BBSIM=path                 the bbsim binary (default: `bbsim` on PATH, then
 #                              $CARGO_TARGET_DIR/release/bbsim, then target/release/bbsim)
-#   STUDY_JOBS=N               runs at the same time within a sweep (default 1). Mind the
-#                              memory: at full scale the GTC mixes' grouped and global runs
-#                              peak at 8.6-15.4 GB each (GTC+S3D+HACC global: 15.4 GB), so two
-#                              at once need about 32 GB (docs/performance.md)
+#   STUDY_JOBS=N               runs at the same time within a sweep (default 1). Memory: at
+#                              full scale a run holds about 46 bytes per 128 KiB unit written
+#                              (GTC alone on a global BB: 2.4 GB measured; GTC+S3D+HACC
+#                              about 4-5 GB by that rate; docs/performance.md), so 2 at once
+#                              should fit a 16 GB laptop
 #   STUDY_PACKET_SIZE=size     network packet size (default 64KiB, docs/study.md)
 #   STUDY_NETWORK_MODEL=packet|path   network.model (default packet: router LPs; path: the
 #                              cheaper path model, docs/network.md 2b, with its known gaps)
