@@ -1,12 +1,21 @@
 //! A spinning, sense-counting barrier that also reduces each window's values.
 //!
-//! Threads spin with exponential backoff and then yield, so an oversubscribed machine still
-//! makes progress. The reduction (minimum next-event time, OR of flags) is double-buffered by
+//! Threads spin with exponential backoff, then yield, and after [`PARK_AFTER`] of waiting
+//! sleep on a condition variable until the last thread arrives, so on an oversubscribed machine
+//! (more engine threads than free cores) a waiting thread gives its core to the late one
+//! instead of spinning through its time slices. The reduction (minimum next-event time, OR of flags) is double-buffered by
 //! barrier generation, so a thread can read the result after release while the next
 //! generation's slots are being filled.
 
 use crossbeam::utils::{Backoff, CachePadded};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a thread spins and yields at a barrier before it sleeps until released: long
+/// next to a window's usual imbalance on free cores (microseconds), short next to a
+/// scheduler time slice (milliseconds), which is what a descheduled peer costs.
+pub const PARK_AFTER: Duration = Duration::from_micros(200);
 
 /// The values every thread contributes at a window barrier, and their reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +41,13 @@ pub struct SpinBarrier {
     min_time: [CachePadded<AtomicU64>; 2],
     flags: [CachePadded<AtomicU32>; 2],
     poisoned: AtomicBool,
+    /// Threads asleep (or about to sleep) on `wake`; the releasing thread notifies only if
+    /// this is non-zero.
+    sleepers: CachePadded<AtomicUsize>,
+    /// Times a thread went to sleep, for tests and diagnostics.
+    parks: AtomicU64,
+    lock: Mutex<()>,
+    wake: Condvar,
 }
 
 /// The barrier was poisoned because another thread failed.
@@ -54,12 +70,47 @@ impl SpinBarrier {
                 CachePadded::new(AtomicU32::new(0)),
             ],
             poisoned: AtomicBool::new(false),
+            sleepers: CachePadded::new(AtomicUsize::new(0)),
+            parks: AtomicU64::new(0),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
         }
     }
 
     /// Marks the barrier failed: every waiting and future caller returns [`Poisoned`].
     pub fn poison(&self) {
-        self.poisoned.store(true, Ordering::Release);
+        self.poisoned.store(true, Ordering::SeqCst);
+        self.wake_sleepers();
+    }
+
+    /// How many times a waiting thread has gone to sleep (instead of spinning) so far.
+    pub fn parks(&self) -> u64 {
+        self.parks.load(Ordering::Relaxed)
+    }
+
+    /// Wakes the threads asleep in [`Self::wait`]. Called after the generation or the poison
+    /// flag changed (both `SeqCst`): a sleeper registers in `sleepers` (`SeqCst`) before it
+    /// rechecks them under the lock, so either this sees it and takes the lock (after it is
+    /// waiting, or before its recheck, which then sees the change), or it sees the change.
+    fn wake_sleepers(&self) {
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+            self.wake.notify_all();
+        }
+    }
+
+    /// Sleeps until the generation moves on from `generation` or the barrier is poisoned.
+    fn sleep_until_released(&self, generation: usize) {
+        self.sleepers.fetch_add(1, Ordering::SeqCst);
+        self.parks.fetch_add(1, Ordering::Relaxed);
+        let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while self.generation.load(Ordering::SeqCst) == generation
+            && !self.poisoned.load(Ordering::SeqCst)
+        {
+            guard = self.wake.wait(guard).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(guard);
+        self.sleepers.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Contributes `mine`, waits for all threads, and returns the reduction. The last thread to
@@ -81,17 +132,24 @@ impl SpinBarrier {
             self.arrived.store(0, Ordering::Relaxed);
             leader();
             self.generation
-                .store(generation.wrapping_add(1), Ordering::Release);
+                .store(generation.wrapping_add(1), Ordering::SeqCst);
+            self.wake_sleepers();
         } else {
             let backoff = Backoff::new();
+            let mut yielding_since: Option<Instant> = None;
             while self.generation.load(Ordering::Acquire) == generation {
                 if self.poisoned.load(Ordering::Acquire) {
                     return Err(Poisoned);
                 }
-                if backoff.is_completed() {
+                if !backoff.is_completed() {
+                    backoff.snooze();
+                    continue;
+                }
+                let since = *yielding_since.get_or_insert_with(Instant::now);
+                if since.elapsed() < PARK_AFTER {
                     std::thread::yield_now();
                 } else {
-                    backoff.snooze();
+                    self.sleep_until_released(generation);
                 }
             }
         }
@@ -150,9 +208,52 @@ mod tests {
                 )
                 .is_err()
             });
-            std::thread::sleep(std::time::Duration::from_millis(20));
+            wait_for_parks(&b, 1);
             b.poison();
             assert!(h.join().expect("joins"));
         });
+        assert_eq!(b.parks(), 1, "the waiter slept, and poison woke it");
+    }
+
+    /// Polls until `n` waits have gone to sleep; a liveness guard, not a timing check.
+    fn wait_for_parks(b: &SpinBarrier, n: u64) {
+        let start = Instant::now();
+        while b.parks() < n {
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "waiters never went to sleep: {} of {n} parks",
+                b.parks()
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// A thread that arrives after the others have gone to sleep wakes them by arriving, and
+    /// the reduction is right in every generation, asleep or not.
+    #[test]
+    fn late_arrivals_wake_sleeping_waiters() {
+        let threads = 3;
+        let b = SpinBarrier::new(threads);
+        std::thread::scope(|s| {
+            for t in 0..threads {
+                let b = &b;
+                s.spawn(move || {
+                    for g in 0..6u64 {
+                        // In even generations one thread waits until the other two sleep.
+                        if g % 2 == 0 && t == (g as usize / 2) % threads {
+                            wait_for_parks(b, (g / 2 + 1) * (threads as u64 - 1));
+                        }
+                        let mine = WindowReduction {
+                            min_time: 50 - g * 5 - t as u64,
+                            flags: 1 << t,
+                        };
+                        let r = b.wait(mine, || {}).expect("not poisoned");
+                        assert_eq!(r.min_time, 50 - g * 5 - (threads as u64 - 1));
+                        assert_eq!(r.flags, 0b111);
+                    }
+                });
+            }
+        });
+        assert!(b.parks() >= 6, "{} parks", b.parks());
     }
 }
