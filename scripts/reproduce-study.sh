@@ -47,14 +47,17 @@
 #   STUDY_KEEP_TIMELINES=0|1   keep every run's timeline.csv (default: 1 for smoke; 0 for
 #                              full, where they add up to tens of GB: each is deleted once the
 #                              timeline figure has been drawn)
-#   STUDY_CONTROLS=0|1         also run each mix of two or three jobs as a control (default 0):
+#   STUDY_CONTROLS=0|1|only    also run each mix of two or three jobs as a control (default 0):
 #                              the same scenario with job k (k >= 1) submitted k x 10^6 s later,
 #                              so every job runs on the nodes it has in the mix with no other
 #                              job's I/O in flight. Allocation does not depend on start times,
 #                              so this separates what the neighbour does from what the
 #                              fragmented allocation does (only a mix's first job gets the
 #                              nodes of its run alone; docs/study.md). One more run per mix,
-#                              system, placement and overhead, as costly as the mix itself
+#                              system, placement and overhead, as costly as the mix itself.
+#                              only: the control runs alone, without the mixes' own runs (to
+#                              add controls to a matrix already made; mixes of one job are
+#                              skipped, and figure (b) is not drawn for the controls)
 #
 # Output (under OUTPUT_DIR, which must not exist or be empty):
 #   sweep.csv                  one row per run: system, placement, mix, then bbsim's sweep.csv
@@ -121,7 +124,7 @@ case $NET_MODEL in packet | path) ;; *) die "STUDY_NETWORK_MODEL=$NET_MODEL: exp
 case $SSD_MODEL in per-ssd | array) ;; *) die "STUDY_SSD_MODEL=$SSD_MODEL: expected per-ssd or array" ;; esac
 JOBS=${STUDY_JOBS:-1}
 CONTROLS=${STUDY_CONTROLS:-0}
-case $CONTROLS in 0 | 1) ;; *) die "STUDY_CONTROLS=$CONTROLS: expected 0 or 1" ;; esac
+case $CONTROLS in 0 | 1 | only) ;; *) die "STUDY_CONTROLS=$CONTROLS: expected 0, 1 or only" ;; esac
 WINDOW=${STUDY_TIMELINE_WINDOW:-100}
 if [ "$SCALE" = smoke ]; then
     KEEP=${STUDY_KEEP_TIMELINES:-1}
@@ -137,6 +140,11 @@ done; done
 for m in $MIXES; do
     [ -f "$ROOT/scenarios/study/$m.toml" ] || die "no mix scenarios/study/$m.toml (STUDY_MIXES)"
 done
+if [ "$CONTROLS" = only ]; then
+    CO=0
+    for m in $MIXES; do [ "$(grep -c '^\[\[jobs\]\]' "$ROOT/scenarios/study/$m.toml")" -ge 2 ] && CO=$((CO + 1)); done
+    [ "$CO" -gt 0 ] || die "STUDY_CONTROLS=only: none of the mixes ($MIXES) has two or more jobs, so there is no control run to make (STUDY_MIXES)"
+fi
 
 if [ -e "$OUT" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
     die "$OUT exists and is not empty; give a new output directory"
@@ -204,26 +212,31 @@ for sys in $SYSTEMS; do
             system_sets "$sys" "$pl"
             smoke_sets "$MIXFILE"
             dir="$OUT/runs/$sys-$pl-$mix"
-            t0=$(date +%s)
-            SWEEPS=$((SWEEPS + 1))
-            if ! "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir" \
-                --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" >"$dir.log" 2>&1; then
-                FAILED="$FAILED $sys-$pl-$mix"
-                echo "FAILED $sys $pl $mix (see $dir.log):" >&2
-                tail -n 5 "$dir.log" >&2
-                continue
-            fi
-            run=$(ls -d "$dir"/run-*_op_overhead="$MID" 2>/dev/null | head -n 1)
-            if [ -n "$run" ]; then
-                title="$(echo "$mix" | tr 'a-z-' 'A-Z+'), $sys, $pl, $MID/op"
-                "$BBSIM" plot timeline "$run" --title "$title" --window "$WINDOW" \
-                    --out "$OUT/figures/timelines/$mix-$sys-$pl.svg" >/dev/null ||
-                    die "drawing the timeline of $run failed"
-            fi
-            [ "$KEEP" = 1 ] || rm -f "$dir"/run-*/timeline.csv
-            echo "$sys $pl $mix: $(($(date +%s) - t0)) s"
             njobs=$(jobs_of "$MIXFILE" | wc -l)
-            [ "$CONTROLS" = 1 ] && [ "$njobs" -ge 2 ] || continue
+            if [ "$CONTROLS" = only ]; then
+                # Only the control runs: a mix of one job has none.
+                [ "$njobs" -ge 2 ] || continue
+            else
+                t0=$(date +%s)
+                SWEEPS=$((SWEEPS + 1))
+                if ! "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir" \
+                    --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" >"$dir.log" 2>&1; then
+                    FAILED="$FAILED $sys-$pl-$mix"
+                    echo "FAILED $sys $pl $mix (see $dir.log):" >&2
+                    tail -n 5 "$dir.log" >&2
+                    continue
+                fi
+                run=$(ls -d "$dir"/run-*_op_overhead="$MID" 2>/dev/null | head -n 1)
+                if [ -n "$run" ]; then
+                    title="$(echo "$mix" | tr 'a-z-' 'A-Z+'), $sys, $pl, $MID/op"
+                    "$BBSIM" plot timeline "$run" --title "$title" --window "$WINDOW" \
+                        --out "$OUT/figures/timelines/$mix-$sys-$pl.svg" >/dev/null ||
+                        die "drawing the timeline of $run failed"
+                fi
+                [ "$KEEP" = 1 ] || rm -f "$dir"/run-*/timeline.csv
+                echo "$sys $pl $mix: $(($(date +%s) - t0)) s"
+                [ "$CONTROLS" = 1 ] && [ "$njobs" -ge 2 ] || continue
+            fi
             # The control: every job on its nodes of the mix, each 10^6 s after the previous.
             APART=()
             for ((k = 1; k < njobs; k++)); do APART+=(--set "jobs.$k.start=$((k * 1000000))s"); done

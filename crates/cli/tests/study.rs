@@ -250,7 +250,22 @@ fn reproduce_script_says_what_is_wrong() {
         "{e}"
     );
     let e = run(&[("BBSIM", bin), ("STUDY_CONTROLS", "yes")], &[dir]);
-    assert!(e.contains("STUDY_CONTROLS=yes: expected 0 or 1"), "{e}");
+    assert!(
+        e.contains("STUDY_CONTROLS=yes: expected 0, 1 or only"),
+        "{e}"
+    );
+    let e = run(
+        &[
+            ("BBSIM", bin),
+            ("STUDY_CONTROLS", "only"),
+            ("STUDY_MIXES", "gtc lammps"),
+        ],
+        &[dir],
+    );
+    assert!(
+        e.contains("STUDY_CONTROLS=only: none of the mixes (gtc lammps) has two or more jobs"),
+        "{e}"
+    );
     let e = run(&[("BBSIM", bin), ("STUDY_MIXES", "gtc-lammps")], &[dir]);
     assert!(e.contains("no mix scenarios/study/gtc-lammps.toml"), "{e}");
     let e = run(&[("BBSIM", bin)], &[]);
@@ -321,5 +336,32 @@ fn reproduce_script_control_runs_keep_the_mix_s_nodes_and_put_the_jobs_apart() {
     )
     .expect("JSON");
     assert_eq!(summary["scenario"]["jobs"][1]["start"], "1000000s");
+
+    // STUDY_CONTROLS=only makes just the control runs, with the same results: the mix of one
+    // job is skipped and the mix's own run is not made again.
+    let only = scratch("study-controls-only");
+    smoke_study(
+        &only,
+        &[
+            ("STUDY_PLACEMENTS", "global"),
+            ("STUDY_MIXES", "gtc gtc-ior"),
+            ("STUDY_OVERHEADS_FATTREE", "20us"),
+            ("STUDY_CONTROLS", "only"),
+        ],
+    );
+    let sweep = std::fs::read_to_string(only.join("sweep.csv")).expect("sweep.csv");
+    let mixes: Vec<&str> = sweep
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).expect("mix"))
+        .collect();
+    assert_eq!(mixes, ["gtc-ior+control"], "{sweep}");
+    assert!(!only.join("runs/summit-global-gtc-ior").exists());
+    assert!(!only.join("runs/summit-global-gtc").exists());
+    let only_jobs = std::fs::read_to_string(only.join("jobs.csv")).expect("jobs.csv");
+    let controls: Vec<&str> = jobs.lines().filter(|l| l.contains("apart from")).collect();
+    assert_eq!(controls.len(), 2, "{jobs}");
+    assert_eq!(only_jobs.lines().skip(1).collect::<Vec<_>>(), controls);
     let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&only);
 }
