@@ -177,11 +177,18 @@ fn trim_float(v: f64) -> String {
     t.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// Width allowed per label character in bar charts (px, 12 px sans-serif).
+const LABEL_CHAR_PX: usize = 7;
+
 /// Renders a horizontal bar chart: one bar per label, values in `unit`.
 pub fn bar_svg(title: &str, unit: &str, bars: &[(String, f64)]) -> String {
     let n = bars.len().max(1);
     let bar_h = 22;
-    let label_w = 260;
+    // Room for the longest label at 12 px sans-serif (about 7 px per character), at least
+    // 260 px, so that long labels (e.g. "apart from ior (same nodes) | grouped | 20us") are
+    // not cut off at the left edge.
+    let longest = bars.iter().map(|b| b.0.chars().count()).max().unwrap_or(0);
+    let label_w = (longest * LABEL_CHAR_PX + 16).max(260);
     let plot_w = 560;
     let height = 60 + n * (bar_h + 6) + 30;
     let max = bars
@@ -251,6 +258,24 @@ mod tests {
         let svg = bar_svg("hops", "hops", &[("a".into(), 2.0), ("b".into(), 4.0)]);
         assert!(svg.contains(r#"width="560.0""#));
         assert!(svg.contains(r#"width="280.0""#));
+    }
+
+    /// A long label widens the label column so that it starts inside the image: the bars
+    /// start right of the label's estimated width, and short labels keep the 260 px column.
+    #[test]
+    fn long_bar_labels_fit() {
+        let bar_x = |svg: &str| -> usize {
+            let i = svg.find("<rect x=\"").expect("a bar") + 9;
+            svg[i..i + svg[i..].find('"').expect("quote")]
+                .parse()
+                .expect("x")
+        };
+        let short = bar_svg("t", "s", &[("alone | grouped | 20us".into(), 1.0)]);
+        assert_eq!(bar_x(&short), 260);
+        let label = "apart from gtc+s3d (same nodes) | node-local | 45us";
+        let long = bar_svg("t", "s", &[(label.into(), 1.0), ("x".into(), 2.0)]);
+        assert!(bar_x(&long) >= label.len() * 7 + 6, "{}", bar_x(&long));
+        assert!(long.contains(&format!(r#"width="{}""#, bar_x(&long) + 560 + 100)));
     }
 
     #[test]
