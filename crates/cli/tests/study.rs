@@ -365,3 +365,177 @@ fn reproduce_script_control_runs_keep_the_mix_s_nodes_and_put_the_jobs_apart() {
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_dir_all(&only);
 }
+
+/// Runs `scripts/merge-study.sh OUT DIRS...` with this build's bbsim at smoke scale; returns
+/// (success, stderr).
+fn merge_study(out: &Path, dirs: &[&Path]) -> (bool, String) {
+    let done = std::process::Command::new("bash")
+        .arg(repo().join("scripts/merge-study.sh"))
+        .arg(out)
+        .args(dirs)
+        .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
+        .env("STUDY_SCALE", "smoke")
+        .output()
+        .expect("bash runs the script");
+    (
+        done.status.success(),
+        String::from_utf8_lossy(&done.stderr).to_string(),
+    )
+}
+
+/// The study's rows without the columns that name a slice's run directory or its wall time.
+fn results_of(sweep_csv: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(sweep_csv).expect("sweep.csv");
+    let header: Vec<&str> = text.lines().next().expect("header").split(',').collect();
+    let skip = |c: &str| matches!(c, "run" | "dir" | "wall_s");
+    text.lines()
+        .map(|l| {
+            l.split(',')
+                .zip(&header)
+                .filter(|(_, c)| !skip(c))
+                .map(|(v, _)| v)
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect()
+}
+
+/// `scripts/merge-study.sh` puts slices of the matrix made by separate script runs together:
+/// the same sweep.csv results, jobs.csv and hops figure as one run of the whole, the last
+/// slice winning where two hold the same run, a failed run never replacing a finished one.
+#[test]
+fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
+    let base = scratch("study-merge");
+    let slice = |name: &str, env: &[(&str, &str)]| {
+        let d = base.join(name);
+        let mut all = vec![("STUDY_PLACEMENTS", "global")];
+        all.extend_from_slice(env);
+        smoke_study(&d, &all);
+        d
+    };
+    let a = slice(
+        "a",
+        &[
+            ("STUDY_MIXES", "gtc"),
+            ("STUDY_OVERHEADS_FATTREE", "0us,20us"),
+        ],
+    );
+    let b = slice(
+        "b",
+        &[
+            ("STUDY_MIXES", "gtc-ior"),
+            ("STUDY_OVERHEADS_FATTREE", "20us"),
+            ("STUDY_CONTROLS", "1"),
+        ],
+    );
+    // GTC at 20 us again, with another packet size: a different result for the same run.
+    let c = slice(
+        "c",
+        &[
+            ("STUDY_MIXES", "gtc"),
+            ("STUDY_OVERHEADS_FATTREE", "20us"),
+            ("STUDY_PACKET_SIZE", "16KiB"),
+        ],
+    );
+    let whole = slice(
+        "whole",
+        &[
+            ("STUDY_MIXES", "gtc gtc-ior"),
+            ("STUDY_OVERHEADS_FATTREE", "0us,20us"),
+            ("STUDY_CONTROLS", "1"),
+        ],
+    );
+    let merged = base.join("merged");
+    let (ok, e) = merge_study(&merged, &[&a, &b]);
+    assert!(ok, "{e}");
+    // The whole has gtc-ior and its control at 0 us too, which the slices do not.
+    let expected: Vec<String> = results_of(&whole.join("sweep.csv"))
+        .into_iter()
+        .filter(|r| !r.contains("gtc-ior,0us") && !r.contains("gtc-ior+control,0us"))
+        .collect();
+    assert_eq!(results_of(&merged.join("sweep.csv")), expected);
+    let jobs = |d: &Path| std::fs::read_to_string(d.join("jobs.csv")).expect("jobs.csv");
+    let whole_jobs: Vec<String> = jobs(&whole)
+        .lines()
+        .filter(|l| !l.starts_with("summit,global,gtc-ior,0us,"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        jobs(&merged)
+            .lines()
+            .map(str::to_string)
+            .collect::<Vec<_>>(),
+        whole_jobs
+    );
+    for f in [
+        "figures/io-phase-gtc-summit.svg",
+        "figures/timelines/gtc-ior-summit-global.svg",
+    ] {
+        assert!(merged.join(f).is_file(), "{f}");
+    }
+    // Every row's run directory is reachable from the merged output.
+    assert!(merged
+        .join("runs/summit-global-gtc/run-000_op_overhead=0us/summary.json")
+        .is_file());
+
+    // The last slice wins: GTC at 20 us from slice c (16 KiB packets), in either order.
+    let gtc20 = |d: &Path| -> String {
+        results_of(&d.join("sweep.csv"))
+            .into_iter()
+            .find(|r| r.starts_with("summit,global,gtc,20us,"))
+            .expect("GTC at 20 us")
+    };
+    let (ok, e) = merge_study(&base.join("ac"), &[&a, &c]);
+    assert!(ok, "{e}");
+    let (ok, e) = merge_study(&base.join("ca"), &[&c, &a]);
+    assert!(ok, "{e}");
+    assert_ne!(gtc20(&a), gtc20(&c), "16 KiB packets change the result");
+    assert_eq!(gtc20(&base.join("ac")), gtc20(&c));
+    assert_eq!(gtc20(&base.join("ca")), gtc20(&a));
+    let sources = std::fs::read_to_string(base.join("ac/sources.txt")).expect("sources.txt");
+    assert!(
+        sources.contains(&format!(
+            "summit-global-gtc,20us,ok,{}",
+            c.join("runs/summit-global-gtc")
+                .canonicalize()
+                .expect("c")
+                .display()
+        )),
+        "{sources}"
+    );
+
+    // A failed run does not replace a finished one: slice f is slice c with its run failed.
+    let f = base.join("f");
+    std::fs::create_dir_all(f.join("runs/summit-global-gtc")).expect("mkdir");
+    let csv = std::fs::read_to_string(c.join("runs/summit-global-gtc/sweep.csv")).expect("csv");
+    std::fs::write(
+        f.join("runs/summit-global-gtc/sweep.csv"),
+        csv.replace(",20us,ok,", ",20us,error,"),
+    )
+    .expect("write");
+    let (ok, e) = merge_study(&base.join("af"), &[&a, &f]);
+    assert!(ok, "{e}");
+    assert_eq!(gtc20(&base.join("af")), gtc20(&a));
+
+    // Bad input: a directory that is no study output, a non-empty output, too few arguments.
+    let (ok, e) = merge_study(&base.join("bad"), &[&a, &base.join("nowhere")]);
+    assert!(!ok);
+    assert!(
+        e.contains("nowhere: not an output of scripts/reproduce-study.sh (no runs/ directory)"),
+        "{e}"
+    );
+    let (ok, e) = merge_study(&merged, &[&a]);
+    assert!(!ok);
+    assert!(e.contains("exists and is not empty"), "{e}");
+    let (ok, e) = merge_study(&base.join("bad"), &[]);
+    assert!(!ok);
+    assert!(
+        e.contains("usage: scripts/merge-study.sh OUTPUT_DIR STUDY_DIR..."),
+        "{e}"
+    );
+    assert!(
+        !base.join("bad").exists(),
+        "nothing is written on bad input"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}

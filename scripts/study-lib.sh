@@ -1,0 +1,97 @@
+# Shared by scripts/reproduce-study.sh and scripts/merge-study.sh (sourced, not run): finding
+# the bbsim binary, and collecting a study output directory's sweeps into sweep.csv, jobs.csv
+# and the figures. The sourcing script defines die() and ROOT (the repository root).
+
+# Sets BBSIM: $BBSIM if given, else `bbsim` on PATH, else the release build.
+find_bbsim() {
+    if [ -n "${BBSIM:-}" ]; then
+        [ -x "$BBSIM" ] || command -v "$BBSIM" >/dev/null 2>&1 ||
+            die "BBSIM=$BBSIM is not an executable"
+    elif command -v bbsim >/dev/null 2>&1; then
+        BBSIM=bbsim
+    elif [ -n "${CARGO_TARGET_DIR:-}" ] && [ -x "$CARGO_TARGET_DIR/release/bbsim" ]; then
+        BBSIM=$CARGO_TARGET_DIR/release/bbsim
+    elif [ -x "$ROOT/target/release/bbsim" ]; then
+        BBSIM=$ROOT/target/release/bbsim
+    else
+        die "bbsim not found: build it (cargo build --release -p bbsim) and put it on PATH, or set BBSIM=/path/to/bbsim"
+    fi
+}
+
+# The study's systems, placements and mixes in the order its outputs list them.
+STUDY_ALL_SYSTEMS="summit summit-tapered edison"
+STUDY_ALL_PLACEMENTS="node-local grouped global"
+STUDY_ALL_MIXES="gtc gtc-ior gtc-s3d gtc-s3d-hacc hacc hacc-ior lammps lammps-ior s3d s3d-ior s3d-lammps"
+
+# Builds $OUT/sweep.csv, $OUT/jobs.csv, $OUT/figures/hops.svg and the figures
+# $OUT/figures/io-phase-<app>-<system>.svg from the sweeps $OUT/runs/<system>-<placement>-<mix>
+# and $OUT/runs/<system>-<placement>-<mix>+control (each with bbsim sweep's sweep.csv), taking
+# systems, placements and mixes in the order of $SYSTEMS, $PLACEMENTS and $MIXES. Times in the
+# figures are in $UNIT (the CSVs' seconds times $UNIT_SCALE). Needs $BBSIM.
+study_collect() {
+    # One sweep.csv for the whole matrix, every row with job0..job2 columns; the mixes of one
+    # application alone come first, so that figures list "alone" before the co-scheduled runs.
+    ORDERED="$(for m in $MIXES; do case $m in *-*) ;; *) echo "$m" ;; esac; done)
+    $(for m in $MIXES; do case $m in *-*) echo "$m" ;; esac; done)
+    $(for m in $MIXES; do case $m in *-*) echo "$m+control" ;; esac; done)"
+    first=1
+    for sys in $SYSTEMS; do for mix in $ORDERED; do for pl in $PLACEMENTS; do
+        f="$OUT/runs/$sys-$pl-$mix/sweep.csv"
+        [ -f "$f" ] || continue
+        awk -v sys="$sys" -v pl="$pl" -v mix="$mix" -v first=$first -F, '
+            NR == 1 {
+                p = 0; k = 0; jobs = 0
+                for (i = 1; i <= NF; i++) if ($i == "job0_name") p = i
+                if (p) { for (i = p; i <= NF && $i ~ /^job0_/; i++) k++; jobs = (NF - p + 1) / k }
+                if (!p) { k = 10 }
+                pad = ""
+                for (i = 0; i < (3 - jobs) * k; i++) pad = pad ","
+                if (first) {
+                    h = "system,placement,mix"
+                    for (i = 1; i < (p ? p : NF + 1); i++) h = h "," ($i == "burst_buffer.ssd.op_overhead" ? "op_overhead" : $i)
+                    for (j = 0; j < 3; j++) for (i = 0; i < k; i++) {
+                        c = (p ? $(p + i) : "job0_x"); sub(/^job0_/, "job" j "_", c); h = h "," c
+                    }
+                    print h
+                }
+                next
+            }
+            { print sys "," pl "," mix "," $0 pad }' "$f" >>"$OUT/sweep.csv"
+        first=0
+    done; done; done
+    [ -f "$OUT/sweep.csv" ] || die "no sweep finished; see $OUT/runs/*.log"
+
+    # One row per run and job (ok runs only), for the figures.
+    awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print "system,placement,mix,op_overhead,job,setting,io_phase_s,time_in_io_mean_s,time_in_io_max_s,bandwidth_Bps,avg_hops,nonminimal_fraction,io_phases,io_phase_lengths_s,io_phase_time_in_io_max_s,phase1_time_in_io_max_s"; next }
+        $col["status"] != "ok" { next }
+        {
+            for (j = 0; j < 3; j++) {
+                name = $col["job" j "_name"]; if (name == "") continue
+                others = ""
+                for (o = 0; o < 3; o++) if (o != j && $col["job" o "_name"] != "") others = others (others == "" ? "" : "+") $col["job" o "_name"]
+                setting = (others == "" ? "alone" : "with " others)
+                mix = $3
+                if (sub(/\+control$/, "", mix)) setting = "apart from " others " (same nodes)"
+                printf "%s,%s,%s,%s,%s,%s", $1, $2, mix, $col["op_overhead"], name, setting
+                split("io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases io_phase_lengths_s io_phase_time_in_io_max_s", m, " ")
+                for (i = 1; i <= 9; i++) printf ",%s", $col["job" j "_" m[i]]
+                split($col["job" j "_io_phase_time_in_io_max_s"], first, ";")
+                printf ",%s\n", first[1]
+            }
+        }' "$OUT/sweep.csv" >"$OUT/jobs.csv"
+
+    "$BBSIM" plot bars "$OUT/jobs.csv" --value avg_hops --label job,system,placement \
+        --title "Average I/O hops per application, topology and placement (mean over mixes and overheads)" \
+        --unit hops --out "$OUT/figures/hops.svg" >/dev/null || die "drawing figures/hops.svg failed"
+    for app in gtc hacc lammps s3d; do
+        for sys in $SYSTEMS; do
+            grep -q "^$sys,[^,]*,[^,]*,[^,]*,$app," "$OUT/jobs.csv" || continue
+            "$BBSIM" plot bars "$OUT/jobs.csv" --value phase1_time_in_io_max_s --label setting,placement,op_overhead \
+                --where "job=$app" --where "system=$sys" \
+                --title "$(echo "$app" | tr a-z A-Z) on $sys: slowest rank's time in I/O in the first I/O phase, alone and co-scheduled" \
+                --unit "$UNIT" --scale "$UNIT_SCALE" --out "$OUT/figures/io-phase-$app-$sys.svg" >/dev/null ||
+                die "drawing figures/io-phase-$app-$sys.svg failed"
+        done
+    done
+}
