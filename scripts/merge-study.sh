@@ -20,8 +20,13 @@
 #   BBSIM=path          the bbsim binary that draws the figures (found as reproduce-study.sh does)
 #   STUDY_SCALE=full|smoke   the slices' scale (default full): smoke draws times in ms
 #
-# Output (OUTPUT_DIR must not exist or be empty): sweep.csv, jobs.csv, figures/, runs/, and
-# sources.txt (which slice each run came from).
+#   STUDY_OVERHEADS_FATTREE, STUDY_OVERHEADS_DRAGONFLY   the matrix's overheads, for
+#                       missing.txt (defaults 0us,20us,45us and 0us,25us,45us)
+#
+# Output (OUTPUT_DIR must not exist or be empty): sweep.csv, jobs.csv, figures/, runs/,
+# sources.txt (which slice each run came from: sweep,overhead,status,slice directory) and
+# missing.txt (the runs of the 297-run matrix that no slice finished, one sweep per line:
+# system placement mix overheads, to pass to reproduce-study.sh as STUDY_* settings).
 set -eu
 
 die() {
@@ -173,4 +178,25 @@ for m in $FOUND_MIXES; do if ! in_list "$m" "$STUDY_ALL_MIXES"; then MIXES="$MIX
 
 study_collect
 RUNS=$(($(wc -l <"$OUT/sweep.csv") - 1))
+
+# The runs of the whole matrix (3 systems x 3 placements x 11 mixes x 3 overheads) that no
+# slice finished, one sweep per line with the overheads it lacks.
+OVH_FATTREE=${STUDY_OVERHEADS_FATTREE:-0us,20us,45us}
+OVH_DRAGONFLY=${STUDY_OVERHEADS_DRAGONFLY:-0us,25us,45us}
+MISSING=0
+: >"$OUT/missing.txt"
+for sys in $STUDY_ALL_SYSTEMS; do
+    case $sys in edison*) OVH=$OVH_DRAGONFLY ;; *) OVH=$OVH_FATTREE ;; esac
+    for mix in $STUDY_ALL_MIXES; do for pl in $STUDY_ALL_PLACEMENTS; do
+        lacking=""
+        for o in $(echo "$OVH" | tr ',' ' '); do
+            if ! grep -q "^$sys-$pl-$mix,$o,ok," "$OUT/sources.txt"; then
+                lacking="$lacking${lacking:+,}$o"
+                MISSING=$((MISSING + 1))
+            fi
+        done
+        if [ -n "$lacking" ]; then echo "$sys $pl $mix $lacking" >>"$OUT/missing.txt"; fi
+    done; done
+done
 echo "merged $# study outputs: $RUNS runs of $(echo $SYSTEMS | wc -w) systems, $(echo $MIXES | wc -w) mixes; figures in $OUT/figures, results in $OUT/sweep.csv and $OUT/jobs.csv, where each run came from in $OUT/sources.txt"
+echo "the matrix lacks $MISSING runs (system placement mix overheads, one sweep per line, in $OUT/missing.txt)"

@@ -473,6 +473,19 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
     ] {
         assert!(merged.join(f).is_file(), "{f}");
     }
+    // missing.txt lists what the 297-run matrix still lacks, one sweep per line.
+    let missing = std::fs::read_to_string(merged.join("missing.txt")).expect("missing.txt");
+    assert!(missing.contains("\nsummit global gtc 45us\n"), "{missing}");
+    assert!(
+        missing.contains("\nsummit global gtc-ior 0us,45us\n"),
+        "{missing}"
+    );
+    assert!(missing.starts_with("summit node-local gtc 0us,20us,45us\n"));
+    let lacking: usize = missing
+        .lines()
+        .map(|l| l.rsplit(' ').next().expect("overheads").split(',').count())
+        .sum();
+    assert_eq!(lacking, 297 - 3, "{missing}");
     // Every row's run directory is reachable from the merged output.
     assert!(merged
         .join("runs/summit-global-gtc/run-000_op_overhead=0us/summary.json")
