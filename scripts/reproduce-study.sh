@@ -82,6 +82,10 @@
 #                              rows in sweep.csv have mix "<mix>+control", in jobs.csv the mix
 #                              and the setting "apart from <others> (same nodes)"
 #   timing.txt                 wall time of the whole script
+# The whole script is one compound command, which bash reads to the end before it runs any of
+# it: a full-scale study runs for hours, and replacing this file meanwhile (a `git pull`, an
+# edit) must not change what the running copy does.
+{
 set -eu
 
 die() {
@@ -253,3 +257,5 @@ echo "scale $SCALE: $SWEEPS sweeps, $RUNS runs, $ELAPSED s wall ($(date -u +%Y-%
 cat "$OUT/timing.txt"
 echo "figures in $OUT/figures, results in $OUT/sweep.csv and $OUT/jobs.csv"
 [ -z "$FAILED" ] || die "failed sweeps:$FAILED"
+exit 0
+}

@@ -552,3 +552,74 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
     );
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// A full-scale study runs for hours: replacing the script file meanwhile (a `git pull`, an
+/// edit) must not change what the running copy does. bash reads the script's one compound
+/// command to the end before it starts the first sweep.
+#[test]
+fn reproduce_script_keeps_running_when_its_file_is_replaced() {
+    let base = scratch("study-replaced");
+    let scripts = base.join("repo/scripts");
+    std::fs::create_dir_all(&scripts).expect("mkdir");
+    for f in ["reproduce-study.sh", "study-lib.sh"] {
+        std::fs::copy(repo().join("scripts").join(f), scripts.join(f)).expect("copy");
+    }
+    std::os::unix::fs::symlink(
+        repo().join("scenarios").canonicalize().expect("scenarios"),
+        base.join("repo/scenarios"),
+    )
+    .expect("link");
+    // A bbsim whose sweeps wait for the test's go-ahead after saying that they started.
+    let gate = base.join("bbsim-gate");
+    std::fs::write(
+        &gate,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = sweep ]; then\n  touch '{dir}/started'\n  while [ ! -e '{dir}/go' ]; do sleep 0.05; done\nfi\nexec '{bin}' \"$@\"\n",
+            dir = base.display(),
+            bin = env!("CARGO_BIN_EXE_bbsim")
+        ),
+    )
+    .expect("write");
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&gate)
+        .status()
+        .expect("chmod");
+    let out = base.join("out");
+    let child = std::process::Command::new("bash")
+        .arg(scripts.join("reproduce-study.sh"))
+        .arg(&out)
+        .env("BBSIM", &gate)
+        .env("STUDY_SCALE", "smoke")
+        .env("STUDY_SYSTEMS", "summit")
+        .env("STUDY_PLACEMENTS", "global")
+        .env("STUDY_MIXES", "gtc")
+        .env("STUDY_OVERHEADS_FATTREE", "20us")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bash starts");
+    let start = std::time::Instant::now();
+    while !base.join("started").exists() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(300),
+            "the first sweep never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Replace the running script in place (same file, truncated and rewritten), as cp does.
+    std::fs::write(
+        scripts.join("reproduce-study.sh"),
+        "echo 'the replaced script ran' >&2\nexit 3\n",
+    )
+    .expect("overwrite");
+    std::fs::write(base.join("go"), "").expect("go");
+    let done = child.wait_with_output().expect("script ends");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success(), "{stderr}");
+    assert!(!stderr.contains("the replaced script ran"), "{stderr}");
+    let sweep = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
+    assert_eq!(sweep.lines().count(), 2, "{sweep}");
+    assert!(out.join("figures/hops.svg").is_file());
+    let _ = std::fs::remove_dir_all(&base);
+}
