@@ -40,6 +40,13 @@
 #   STUDY_SYSTEMS, STUDY_PLACEMENTS, STUDY_MIXES   space-separated subsets of the above
 #   STUDY_OVERHEADS_FATTREE, STUDY_OVERHEADS_DRAGONFLY   comma-separated overheads
 #                              (defaults 0us,20us,45us and 0us,25us,45us)
+#   STUDY_RUNS=file            run exactly the sweeps listed in the file instead of the product
+#                              of the four settings above (which must then be unset): one
+#                              sweep per line, "system placement mix overheads", e.g.
+#                              "summit global gtc 0us,45us"; blank lines and # comments are
+#                              skipped. scripts/merge-study.sh writes the runs a matrix still
+#                              lacks in this form (missing.txt), so a slice that makes all of
+#                              them is STUDY_RUNS=<merged>/missing.txt
 #   STUDY_TIMELINE_WINDOW=s    the timeline figures show the I/O that starts within this many
 #                              seconds of a run's first I/O (default 100: the first I/O phase
 #                              of every application; S3D and HACC compute 300 and 600 s
@@ -128,12 +135,59 @@ else
     UNIT=s UNIT_SCALE=1
 fi
 
-for s in $SYSTEMS; do for p in $PLACEMENTS; do
-    [ -f "$ROOT/scenarios/$s-$p.toml" ] || die "no system scenario scenarios/$s-$p.toml (STUDY_SYSTEMS / STUDY_PLACEMENTS)"
-done; done
-for m in $MIXES; do
-    [ -f "$ROOT/scenarios/study/$m.toml" ] || die "no mix scenarios/study/$m.toml (STUDY_MIXES)"
-done
+# The plan: one line "system placement mix overheads" per sweep, in the order they run.
+if [ -n "${STUDY_RUNS:-}" ]; then
+    # A list of sweeps (the missing.txt of scripts/merge-study.sh) instead of the product.
+    for v in STUDY_SYSTEMS STUDY_PLACEMENTS STUDY_MIXES STUDY_OVERHEADS_FATTREE STUDY_OVERHEADS_DRAGONFLY; do
+        [ -z "${!v:-}" ] || die "STUDY_RUNS=$STUDY_RUNS lists the sweeps; leave $v unset"
+    done
+    [ -f "$STUDY_RUNS" ] || die "STUDY_RUNS=$STUDY_RUNS: no such file"
+    PLAN=""
+    SEEN=" "
+    n=0
+    while IFS= read -r line || [ -n "$line" ]; do
+        n=$((n + 1))
+        case $line in '' | '#'*) continue ;; esac
+        # shellcheck disable=SC2086 # split the line into its fields
+        set -- $line
+        [ $# -eq 4 ] || die "$STUDY_RUNS:$n: expected 'system placement mix overheads' (e.g. 'summit global gtc 0us,45us'), got '$line'"
+        [ -f "$ROOT/scenarios/$1-$2.toml" ] || die "$STUDY_RUNS:$n: no system scenario scenarios/$1-$2.toml for '$1 $2'"
+        [ -f "$ROOT/scenarios/study/$3.toml" ] || die "$STUDY_RUNS:$n: no mix scenarios/study/$3.toml for '$3'"
+        for o in $(echo "$4" | tr ',' ' '); do
+            echo "$o" | grep -Eq '^[0-9]+(\.[0-9]+)?(ns|us|ms|s)$' ||
+                die "$STUDY_RUNS:$n: overhead '$o' is not a duration such as 20us"
+        done
+        case $SEEN in *" $1/$2/$3:"*)
+            prev=${SEEN#* "$1/$2/$3:"}
+            die "$STUDY_RUNS:$n: '$1 $2 $3' is listed twice (also line ${prev%% *}); put all its overheads on one line" ;;
+        esac
+        SEEN="$SEEN$1/$2/$3:$n "
+        PLAN="$PLAN$1 $2 $3 $4
+"
+    done <"$STUDY_RUNS"
+    [ -n "$PLAN" ] || die "STUDY_RUNS=$STUDY_RUNS lists no sweep"
+    # The lists the collection orders its outputs by: the study's order, then any others.
+    pick() { # canonical-list words-of-the-plan
+        local out="" w
+        for w in $1; do case " $(echo $2) " in *" $w "*) out="$out $w" ;; esac; done
+        for w in $2; do case " $out " in *" $w "*) ;; *) out="$out $w" ;; esac; done
+        echo $out
+    }
+    SYSTEMS=$(pick "$STUDY_ALL_SYSTEMS" "$(echo "$PLAN" | awk '{ print $1 }')")
+    PLACEMENTS=$(pick "$STUDY_ALL_PLACEMENTS" "$(echo "$PLAN" | awk '{ print $2 }')")
+    MIXES=$(pick "$STUDY_ALL_MIXES" "$(echo "$PLAN" | awk '{ print $3 }')")
+else
+    for s in $SYSTEMS; do for p in $PLACEMENTS; do
+        [ -f "$ROOT/scenarios/$s-$p.toml" ] || die "no system scenario scenarios/$s-$p.toml (STUDY_SYSTEMS / STUDY_PLACEMENTS)"
+    done; done
+    for m in $MIXES; do
+        [ -f "$ROOT/scenarios/study/$m.toml" ] || die "no mix scenarios/study/$m.toml (STUDY_MIXES)"
+    done
+    PLAN=$(for sys in $SYSTEMS; do
+        case $sys in edison*) o=$OVH_DRAGONFLY ;; *) o=$OVH_FATTREE ;; esac
+        for mix in $MIXES; do for pl in $PLACEMENTS; do echo "$sys $pl $mix $o"; done; done
+    done)
+fi
 if [ "$CONTROLS" = only ]; then
     CO=0
     for m in $MIXES; do [ "$(grep -c '^\[\[jobs\]\]' "$ROOT/scenarios/study/$m.toml")" -ge 2 ] && CO=$((CO + 1)); done
@@ -196,58 +250,56 @@ compose() { # system placement mix -> path of the composed scenario
 
 FAILED=""
 SWEEPS=0
-for sys in $SYSTEMS; do
-    case $sys in edison*) OVH=$OVH_DRAGONFLY ;; *) OVH=$OVH_FATTREE ;; esac
+while read -r sys pl mix OVH <&3; do
+    [ -n "$sys" ] || continue
     MID=$(echo "$OVH" | awk -F, '{ print (NF >= 2 ? $2 : $1) }')
-    for mix in $MIXES; do
-        MIXFILE=$ROOT/scenarios/study/$mix.toml
-        for pl in $PLACEMENTS; do
-            scn=$(compose "$sys" "$pl" "$mix")
-            system_sets "$sys" "$pl"
-            smoke_sets "$MIXFILE"
-            dir="$OUT/runs/$sys-$pl-$mix"
-            njobs=$(jobs_of "$MIXFILE" | wc -l)
-            if [ "$CONTROLS" = only ]; then
-                # Only the control runs: a mix of one job has none.
-                [ "$njobs" -ge 2 ] || continue
-            else
-                t0=$(date +%s)
-                SWEEPS=$((SWEEPS + 1))
-                if ! "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir" \
-                    --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" >"$dir.log" 2>&1; then
-                    FAILED="$FAILED $sys-$pl-$mix"
-                    echo "FAILED $sys $pl $mix (see $dir.log):" >&2
-                    tail -n 5 "$dir.log" >&2
-                    continue
-                fi
-                run=$(ls -d "$dir"/run-*_op_overhead="$MID" 2>/dev/null | head -n 1)
-                if [ -n "$run" ]; then
-                    title="$(echo "$mix" | tr 'a-z-' 'A-Z+'), $sys, $pl, $MID/op"
-                    "$BBSIM" plot timeline "$run" --title "$title" --window "$WINDOW" \
-                        --out "$OUT/figures/timelines/$mix-$sys-$pl.svg" >/dev/null ||
-                        die "drawing the timeline of $run failed"
-                fi
-                [ "$KEEP" = 1 ] || rm -f "$dir"/run-*/timeline.csv
-                echo "$sys $pl $mix: $(($(date +%s) - t0)) s"
-                [ "$CONTROLS" = 1 ] && [ "$njobs" -ge 2 ] || continue
-            fi
-            # The control: every job on its nodes of the mix, each 10^6 s after the previous.
-            APART=()
-            for ((k = 1; k < njobs; k++)); do APART+=(--set "jobs.$k.start=$((k * 1000000))s"); done
-            t0=$(date +%s)
-            SWEEPS=$((SWEEPS + 1))
-            if ! "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir+control" \
-                --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" "${APART[@]}" >"$dir+control.log" 2>&1; then
-                FAILED="$FAILED $sys-$pl-$mix+control"
-                echo "FAILED $sys $pl $mix control (see $dir+control.log):" >&2
-                tail -n 5 "$dir+control.log" >&2
-                continue
-            fi
-            [ "$KEEP" = 1 ] || rm -f "$dir+control"/run-*/timeline.csv
-            echo "$sys $pl $mix control: $(($(date +%s) - t0)) s"
-        done
-    done
-done
+    MIXFILE=$ROOT/scenarios/study/$mix.toml
+    scn=$(compose "$sys" "$pl" "$mix")
+    system_sets "$sys" "$pl"
+    smoke_sets "$MIXFILE"
+    dir="$OUT/runs/$sys-$pl-$mix"
+    njobs=$(jobs_of "$MIXFILE" | wc -l)
+    if [ "$CONTROLS" = only ]; then
+        # Only the control runs: a mix of one job has none.
+        [ "$njobs" -ge 2 ] || continue
+    else
+        t0=$(date +%s)
+        SWEEPS=$((SWEEPS + 1))
+        if ! "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir" \
+            --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" >"$dir.log" 2>&1; then
+            FAILED="$FAILED $sys-$pl-$mix"
+            echo "FAILED $sys $pl $mix (see $dir.log):" >&2
+            tail -n 5 "$dir.log" >&2
+            continue
+        fi
+        run=$(ls -d "$dir"/run-*_op_overhead="$MID" 2>/dev/null | head -n 1)
+        if [ -n "$run" ]; then
+            title="$(echo "$mix" | tr 'a-z-' 'A-Z+'), $sys, $pl, $MID/op"
+            "$BBSIM" plot timeline "$run" --title "$title" --window "$WINDOW" \
+                --out "$OUT/figures/timelines/$mix-$sys-$pl.svg" >/dev/null ||
+                die "drawing the timeline of $run failed"
+        fi
+        [ "$KEEP" = 1 ] || rm -f "$dir"/run-*/timeline.csv
+        echo "$sys $pl $mix: $(($(date +%s) - t0)) s"
+        [ "$CONTROLS" = 1 ] && [ "$njobs" -ge 2 ] || continue
+    fi
+    # The control: every job on its nodes of the mix, each 10^6 s after the previous.
+    APART=()
+    for ((k = 1; k < njobs; k++)); do APART+=(--set "jobs.$k.start=$((k * 1000000))s"); done
+    t0=$(date +%s)
+    SWEEPS=$((SWEEPS + 1))
+    if ! "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir+control" \
+        --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" "${APART[@]}" >"$dir+control.log" 2>&1; then
+        FAILED="$FAILED $sys-$pl-$mix+control"
+        echo "FAILED $sys $pl $mix control (see $dir+control.log):" >&2
+        tail -n 5 "$dir+control.log" >&2
+        continue
+    fi
+    [ "$KEEP" = 1 ] || rm -f "$dir+control"/run-*/timeline.csv
+    echo "$sys $pl $mix control: $(($(date +%s) - t0)) s"
+done 3<<PLAN_END
+$PLAN
+PLAN_END
 
 study_collect
 

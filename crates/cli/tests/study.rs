@@ -623,3 +623,63 @@ fn reproduce_script_keeps_running_when_its_file_is_replaced() {
     assert!(out.join("figures/hops.svg").is_file());
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// `STUDY_RUNS=file` runs exactly the listed sweeps (the form of merge-study.sh's
+/// missing.txt), and a bad line is a named error with its line number.
+#[test]
+fn reproduce_script_runs_the_sweeps_of_a_list() {
+    let base = scratch("study-runs-list");
+    std::fs::create_dir_all(&base).expect("mkdir");
+    let plan = base.join("plan.txt");
+    std::fs::write(
+        &plan,
+        "# two sweeps\nsummit global gtc 20us\n\nsummit grouped gtc-ior 0us,20us\n",
+    )
+    .expect("write");
+    let out = base.join("out");
+    let mut c = std::process::Command::new("bash");
+    c.arg(repo().join("scripts/reproduce-study.sh"))
+        .arg(&out)
+        .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
+        .env("STUDY_SCALE", "smoke")
+        .env("STUDY_RUNS", &plan);
+    let done = c.output().expect("bash runs the script");
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let sweep = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
+    let keys: Vec<String> = sweep
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            format!("{} {} {} {}", f[0], f[1], f[2], f[5])
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "summit global gtc 20us",
+            "summit grouped gtc-ior 0us",
+            "summit grouped gtc-ior 20us"
+        ]
+    );
+    std::fs::write(&plan, "summit global gtc 20us\nsummit global gtc 0us\n").expect("write");
+    let bad = std::process::Command::new("bash")
+        .arg(repo().join("scripts/reproduce-study.sh"))
+        .arg(base.join("bad"))
+        .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
+        .env("STUDY_RUNS", &plan)
+        .output()
+        .expect("bash runs the script");
+    assert!(!bad.status.success());
+    let e = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        e.contains("plan.txt:2: 'summit global gtc' is listed twice (also line 1)"),
+        "{e}"
+    );
+    assert!(!base.join("bad").exists());
+    let _ = std::fs::remove_dir_all(&base);
+}
