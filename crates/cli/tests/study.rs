@@ -683,3 +683,171 @@ fn reproduce_script_runs_the_sweeps_of_a_list() {
     assert!(!base.join("bad").exists());
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// Runs `scripts/archive-study.sh SRC ARCHIVE`; returns (success, stderr).
+fn archive_study(src: &Path, archive: &Path) -> (bool, String) {
+    let done = std::process::Command::new("bash")
+        .arg(repo().join("scripts/archive-study.sh"))
+        .arg(src)
+        .arg(archive)
+        .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
+        .output()
+        .expect("bash runs the script");
+    (
+        done.status.success(),
+        String::from_utf8_lossy(&done.stderr).to_string(),
+    )
+}
+
+/// Every file under `dir`, as paths relative to it, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).expect("read_dir") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).expect("under dir");
+                out.push(rel.display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `scripts/archive-study.sh` keeps a slice's sweep.csv files (what the repository can hold),
+/// and archives merge exactly as the slices they came from: same sweep.csv results, jobs.csv,
+/// missing.txt and figures (a) and (c).
+#[test]
+fn archived_slices_merge_as_the_slices_themselves() {
+    let base = scratch("study-archive");
+    let a = base.join("a");
+    smoke_study(
+        &a,
+        &[
+            ("STUDY_PLACEMENTS", "global"),
+            ("STUDY_MIXES", "gtc"),
+            ("STUDY_OVERHEADS_FATTREE", "0us,20us"),
+        ],
+    );
+    let b = base.join("b");
+    smoke_study(
+        &b,
+        &[
+            ("STUDY_PLACEMENTS", "grouped"),
+            ("STUDY_MIXES", "gtc-ior"),
+            ("STUDY_OVERHEADS_FATTREE", "20us"),
+            ("STUDY_CONTROLS", "1"),
+        ],
+    );
+    let (ok, e) = archive_study(&a, &base.join("arch/a"));
+    assert!(ok, "{e}");
+    let (ok, e) = archive_study(&b, &base.join("arch/b"));
+    assert!(ok, "{e}");
+    assert_eq!(
+        files_under(&base.join("arch/b")),
+        [
+            "provenance.txt",
+            "runs/summit-grouped-gtc-ior+control/sweep.csv",
+            "runs/summit-grouped-gtc-ior/sweep.csv",
+        ]
+    );
+    let prov = std::fs::read_to_string(base.join("arch/a/provenance.txt")).expect("provenance");
+    assert!(prov.contains("sweeps: 1, rows (runs): 2"), "{prov}");
+    assert!(prov.contains("bbsim: bbsim "), "{prov}");
+
+    let (ok, e) = merge_study(&base.join("from-slices"), &[&a, &b]);
+    assert!(ok, "{e}");
+    let (ok, e) = merge_study(
+        &base.join("from-archives"),
+        &[&base.join("arch/a"), &base.join("arch/b")],
+    );
+    assert!(ok, "{e}");
+    let read = |d: &str, f: &str| std::fs::read_to_string(base.join(d).join(f)).expect(f);
+    assert_eq!(
+        results_of(&base.join("from-archives/sweep.csv")),
+        results_of(&base.join("from-slices/sweep.csv"))
+    );
+    for f in [
+        "jobs.csv",
+        "missing.txt",
+        "figures/hops.svg",
+        "figures/io-phase-gtc-summit.svg",
+    ] {
+        assert_eq!(read("from-archives", f), read("from-slices", f), "{f}");
+    }
+    // A merged output archives too, with the slices it came from in its provenance.
+    let (ok, e) = archive_study(&base.join("from-slices"), &base.join("arch/merged"));
+    assert!(ok, "{e}");
+    let prov = read("arch/merged", "provenance.txt");
+    assert!(prov.contains("sources.txt of the merged output"), "{prov}");
+    assert!(prov.contains("summit-global-gtc,20us,ok,"), "{prov}");
+
+    // Bad input: no study output, a non-empty archive, a sweep.csv of something else.
+    let (ok, e) = archive_study(&base.join("nowhere"), &base.join("bad"));
+    assert!(!ok);
+    assert!(
+        e.contains("nowhere: not an output of scripts/reproduce-study.sh or merge-study.sh (no runs/ directory)"),
+        "{e}"
+    );
+    let (ok, e) = archive_study(&a, &base.join("arch/a"));
+    assert!(!ok);
+    assert!(e.contains("arch/a exists and is not empty"), "{e}");
+    let odd = base.join("odd/runs/summit-global-gtc");
+    std::fs::create_dir_all(&odd).expect("mkdir");
+    std::fs::write(odd.join("sweep.csv"), "name,value\nx,1\n").expect("write");
+    let (ok, e) = archive_study(&base.join("odd"), &base.join("bad"));
+    assert!(!ok);
+    assert!(
+        e.contains("summit-global-gtc/sweep.csv: expected the header of bbsim sweep"),
+        "{e}"
+    );
+    assert!(
+        !base.join("bad").exists(),
+        "nothing is written on bad input"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The archived full-scale runs in docs/data/study/ (docs/study.md) stay mergeable, and
+/// every matrix run is either in them or in the merge's missing.txt.
+#[test]
+fn the_archived_full_scale_runs_merge() {
+    let data = repo().join("docs/data/study");
+    let mut slices: Vec<PathBuf> = std::fs::read_dir(&data)
+        .expect("docs/data/study")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.join("runs").is_dir())
+        .collect();
+    slices.sort();
+    assert!(!slices.is_empty(), "no archive under docs/data/study");
+    let out = scratch("study-archived-runs");
+    let done = std::process::Command::new("bash")
+        .arg(repo().join("scripts/merge-study.sh"))
+        .arg(&out)
+        .args(&slices)
+        .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
+        .output()
+        .expect("bash runs the script");
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let sources = std::fs::read_to_string(out.join("sources.txt")).expect("sources.txt");
+    let made = sources
+        .lines()
+        .filter(|l| !l.contains("+control,") && l.split(',').nth(2) == Some("ok"))
+        .count();
+    let missing = std::fs::read_to_string(out.join("missing.txt")).expect("missing.txt");
+    let lacking: usize = missing
+        .lines()
+        .map(|l| l.rsplit(' ').next().expect("overheads").split(',').count())
+        .sum();
+    assert!(made > 0);
+    assert_eq!(made + lacking, 297, "{sources}\n{missing}");
+    let _ = std::fs::remove_dir_all(&out);
+}
