@@ -61,18 +61,12 @@ for name in $SWEEPS; do
     cp "$SRC/runs/$name/sweep.csv" "$TMP/runs/$name/sweep.csv"
     ROWS=$((ROWS + $(wc -l <"$SRC/runs/$name/sweep.csv") - 1))
 done
-{
-    echo "archived: $(date -u '+%Y-%m-%d %H:%M UTC') by scripts/archive-study.sh"
-    echo "from: $SRC"
-    echo "bbsim: $("$BBSIM" --version 2>/dev/null || echo unknown) ($BBSIM)"
-    echo "source commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-    echo "machine: $(uname -sm), $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cores, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || echo 'CPU unknown')"
-    echo "sweeps: $(echo $SWEEPS | wc -w), rows (runs): $ROWS"
-    if [ -f "$SRC/sources.txt" ]; then
-        echo "sources.txt of the merged output (sweep,overhead,status,slice directory):"
-        sed 's/^/  /' "$SRC/sources.txt"
-    fi
-} >"$TMP/provenance.txt"
+study_provenance "by scripts/archive-study.sh" "$SRC" >"$TMP/provenance.txt"
+echo "sweeps: $(echo $SWEEPS | wc -w), rows (runs): $ROWS" >>"$TMP/provenance.txt"
+if [ -f "$SRC/sources.txt" ]; then
+    echo "sources.txt of the merged output (sweep,overhead,status,slice directory):"
+    sed 's/^/  /' "$SRC/sources.txt"
+fi >>"$TMP/provenance.txt"
 rmdir "$ARCHIVE" 2>/dev/null || true
 mv "$TMP" "$ARCHIVE"
 trap - EXIT

@@ -47,6 +47,11 @@
 #                              skipped. scripts/merge-study.sh writes the runs a matrix still
 #                              lacks in this form (missing.txt), so a slice that makes all of
 #                              them is STUDY_RUNS=<merged>/missing.txt
+#   STUDY_ARCHIVE=dir          also keep each sweep's results in dir (which must not exist or be
+#                              empty) as soon as the sweep ends: dir/runs/<sweep>/sweep.csv and
+#                              dir/provenance.txt, the form of scripts/archive-study.sh, so a
+#                              slice cut short still leaves its finished sweeps there (the
+#                              full-scale runs are archived in docs/data/study/)
 #   STUDY_TIMELINE_WINDOW=s    the timeline figures show the I/O that starts within this many
 #                              seconds of a run's first I/O (default 100: the first I/O phase
 #                              of every application; S3D and HACC compute 300 and 600 s
@@ -197,8 +202,18 @@ fi
 if [ -e "$OUT" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
     die "$OUT exists and is not empty; give a new output directory"
 fi
+STUDY_ARCHIVE_DIR=${STUDY_ARCHIVE:-}
+if [ -n "$STUDY_ARCHIVE_DIR" ] && [ -e "$STUDY_ARCHIVE_DIR" ] && [ -n "$(ls -A "$STUDY_ARCHIVE_DIR" 2>/dev/null)" ]; then
+    die "STUDY_ARCHIVE=$STUDY_ARCHIVE_DIR exists and is not empty; give a new archive directory"
+fi
 mkdir -p "$OUT/scenarios" "$OUT/runs" "$OUT/figures/timelines"
 OUT=$(cd "$OUT" && pwd)
+if [ -n "$STUDY_ARCHIVE_DIR" ]; then
+    mkdir -p "$STUDY_ARCHIVE_DIR/runs"
+    STUDY_ARCHIVE_DIR=$(cd "$STUDY_ARCHIVE_DIR" && pwd)
+    study_provenance "by scripts/reproduce-study.sh (STUDY_ARCHIVE), each sweep as it ended" "$OUT" >"$STUDY_ARCHIVE_DIR/provenance.txt"
+    echo "scale: $SCALE; network model: $NET_MODEL; SSD model: $SSD_MODEL; packet size: $PACKET" >>"$STUDY_ARCHIVE_DIR/provenance.txt"
+fi
 START=$(date +%s)
 echo "bbsim: $("$BBSIM" --version); scale: $SCALE; network model: $NET_MODEL; SSD model: $SSD_MODEL; output: $OUT"
 
@@ -267,6 +282,7 @@ while read -r sys pl mix OVH <&3; do
         SWEEPS=$((SWEEPS + 1))
         if ! "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir" \
             --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" >"$dir.log" 2>&1; then
+            study_archive_sweep "$dir" "$sys-$pl-$mix"
             FAILED="$FAILED $sys-$pl-$mix"
             echo "FAILED $sys $pl $mix (see $dir.log):" >&2
             tail -n 5 "$dir.log" >&2
@@ -280,6 +296,7 @@ while read -r sys pl mix OVH <&3; do
                 die "drawing the timeline of $run failed"
         fi
         [ "$KEEP" = 1 ] || rm -f "$dir"/run-*/timeline.csv
+        study_archive_sweep "$dir" "$sys-$pl-$mix"
         echo "$sys $pl $mix: $(($(date +%s) - t0)) s"
         [ "$CONTROLS" = 1 ] && [ "$njobs" -ge 2 ] || continue
     fi
@@ -290,12 +307,14 @@ while read -r sys pl mix OVH <&3; do
     SWEEPS=$((SWEEPS + 1))
     if ! "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir+control" \
         --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" "${APART[@]}" >"$dir+control.log" 2>&1; then
+        study_archive_sweep "$dir+control" "$sys-$pl-$mix+control"
         FAILED="$FAILED $sys-$pl-$mix+control"
         echo "FAILED $sys $pl $mix control (see $dir+control.log):" >&2
         tail -n 5 "$dir+control.log" >&2
         continue
     fi
     [ "$KEEP" = 1 ] || rm -f "$dir+control"/run-*/timeline.csv
+    study_archive_sweep "$dir+control" "$sys-$pl-$mix+control"
     echo "$sys $pl $mix control: $(($(date +%s) - t0)) s"
 done 3<<PLAN_END
 $PLAN

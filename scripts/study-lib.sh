@@ -95,3 +95,22 @@ study_collect() {
         done
     done
 }
+
+# Prints the lines of an archive's provenance.txt that say how its runs were made:
+# study_provenance "how it was archived" source-directory. Needs $BBSIM and $ROOT.
+study_provenance() {
+    echo "archived: $(date -u '+%Y-%m-%d %H:%M UTC') $1"
+    echo "from: $2"
+    echo "bbsim: $("$BBSIM" --version 2>/dev/null || echo unknown) ($BBSIM)"
+    echo "source commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "machine: $(uname -sm), $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cores, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || echo 'CPU unknown')"
+}
+
+# Copies a finished sweep's sweep.csv into the archive $STUDY_ARCHIVE_DIR (if set) as
+# runs/<name>/sweep.csv, under a temporary name first: study_archive_sweep sweep-dir name.
+study_archive_sweep() {
+    [ -n "${STUDY_ARCHIVE_DIR:-}" ] && [ -f "$1/sweep.csv" ] || return 0
+    mkdir -p "$STUDY_ARCHIVE_DIR/runs/$2"
+    cp "$1/sweep.csv" "$STUDY_ARCHIVE_DIR/runs/$2/.sweep.csv.part"
+    mv "$STUDY_ARCHIVE_DIR/runs/$2/.sweep.csv.part" "$STUDY_ARCHIVE_DIR/runs/$2/sweep.csv"
+}

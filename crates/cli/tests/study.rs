@@ -734,6 +734,7 @@ fn archived_slices_merge_as_the_slices_themselves() {
         ],
     );
     let b = base.join("b");
+    let live = base.join("live-b");
     smoke_study(
         &b,
         &[
@@ -741,6 +742,7 @@ fn archived_slices_merge_as_the_slices_themselves() {
             ("STUDY_MIXES", "gtc-ior"),
             ("STUDY_OVERHEADS_FATTREE", "20us"),
             ("STUDY_CONTROLS", "1"),
+            ("STUDY_ARCHIVE", live.to_str().expect("utf-8 path")),
         ],
     );
     let (ok, e) = archive_study(&a, &base.join("arch/a"));
@@ -754,6 +756,23 @@ fn archived_slices_merge_as_the_slices_themselves() {
             "runs/summit-grouped-gtc-ior+control/sweep.csv",
             "runs/summit-grouped-gtc-ior/sweep.csv",
         ]
+    );
+    // STUDY_ARCHIVE kept the same sweeps as the script ran them.
+    assert_eq!(files_under(&live), files_under(&base.join("arch/b")));
+    for f in [
+        "runs/summit-grouped-gtc-ior/sweep.csv",
+        "runs/summit-grouped-gtc-ior+control/sweep.csv",
+    ] {
+        assert_eq!(
+            std::fs::read(live.join(f)).expect("live"),
+            std::fs::read(base.join("arch/b").join(f)).expect("archived"),
+            "{f}"
+        );
+    }
+    let prov = std::fs::read_to_string(live.join("provenance.txt")).expect("provenance");
+    assert!(
+        prov.contains("scale: smoke; network model: packet"),
+        "{prov}"
     );
     let prov = std::fs::read_to_string(base.join("arch/a/provenance.txt")).expect("provenance");
     assert!(prov.contains("sweeps: 1, rows (runs): 2"), "{prov}");
@@ -803,6 +822,25 @@ fn archived_slices_merge_as_the_slices_themselves() {
     assert!(!ok);
     assert!(
         e.contains("summit-global-gtc/sweep.csv: expected the header of bbsim sweep"),
+        "{e}"
+    );
+    assert!(
+        !base.join("bad").exists(),
+        "nothing is written on bad input"
+    );
+    // A non-empty STUDY_ARCHIVE stops the study before any run.
+    let refused = std::process::Command::new("bash")
+        .arg(repo().join("scripts/reproduce-study.sh"))
+        .arg(base.join("bad"))
+        .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
+        .env("STUDY_SCALE", "smoke")
+        .env("STUDY_ARCHIVE", &live)
+        .output()
+        .expect("bash runs the script");
+    assert!(!refused.status.success());
+    let e = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        e.contains("live-b exists and is not empty; give a new archive directory"),
         "{e}"
     );
     assert!(
