@@ -102,7 +102,7 @@ study_provenance() {
     echo "archived: $(date -u '+%Y-%m-%d %H:%M UTC') $1"
     echo "from: $2"
     echo "bbsim: $("$BBSIM" --version 2>/dev/null || echo unknown) ($BBSIM)"
-    echo "source commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "checkout: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown) (the scripts' repository; bbsim may be built from another commit)"
     echo "machine: $(uname -sm), $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cores, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || echo 'CPU unknown')"
 }
 
