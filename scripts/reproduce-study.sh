@@ -65,8 +65,12 @@
 #                              job's I/O in flight. Allocation does not depend on start times,
 #                              so this separates what the neighbour does from what the
 #                              fragmented allocation does (only a mix's first job gets the
-#                              nodes of its run alone; docs/study.md). One more run per mix,
-#                              system, placement and overhead, as costly as the mix itself.
+#                              nodes of its run alone; docs/study.md). The first job's control
+#                              is its run alone (same nodes, no neighbour), so in the control
+#                              it writes a token 1 MB per rank (1 MiB for an IOR job) and only
+#                              the later jobs' rows are kept: one more run per mix, system,
+#                              placement and overhead, costing what the later jobs cost (a
+#                              quarter of the GTC mixes' time).
 #                              only: the control runs alone, without the mixes' own runs (to
 #                              add controls to a matrix already made; mixes of one job are
 #                              skipped, and figure (b) is not drawn for the controls)
@@ -91,8 +95,9 @@
 #   scenarios/                 the composed scenarios (with the run's packet size)
 #   runs/<system>-<placement>-<mix>/   each sweep's run directories and sweep.csv
 #   runs/<system>-<placement>-<mix>+control/   the control sweeps (STUDY_CONTROLS=1); their
-#                              rows in sweep.csv have mix "<mix>+control", in jobs.csv the mix
-#                              and the setting "apart from <others> (same nodes)"
+#                              rows in sweep.csv have mix "<mix>+control" (job0 at its token
+#                              size), in jobs.csv the mix and the setting "apart from <others>
+#                              (same nodes)" for the later jobs only
 #   timing.txt                 wall time of the whole script
 # The whole script is one compound command, which bash reads to the end before it runs any of
 # it: a full-scale study runs for hours, and replacing this file meanwhile (a `git pull`, an
@@ -300,9 +305,15 @@ while read -r sys pl mix OVH <&3; do
         echo "$sys $pl $mix: $(($(date +%s) - t0)) s"
         [ "$CONTROLS" = 1 ] && [ "$njobs" -ge 2 ] || continue
     fi
-    # The control: every job on its nodes of the mix, each 10^6 s after the previous.
+    # The control: every job on its nodes of the mix, each 10^6 s after the previous, the first
+    # one at a token size (its control is its run alone, which the mix of one job makes).
     APART=()
     for ((k = 1; k < njobs; k++)); do APART+=(--set "jobs.$k.start=$((k * 1000000))s"); done
+    case $(jobs_of "$MIXFILE" | awk 'NR == 1 { print $2 }') in
+    preset) APART+=(--set jobs.0.bytes_per_rank=1MB) ;;
+    ior) APART+=(--set jobs.0.block_size=1MiB --set jobs.0.transfer_size=1MiB) ;;
+    *) die "$MIXFILE: the first job's source is neither preset nor ior; no token size for its control" ;;
+    esac
     t0=$(date +%s)
     SWEEPS=$((SWEEPS + 1))
     if ! "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir+control" \

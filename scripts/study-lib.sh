@@ -61,7 +61,7 @@ study_collect() {
     done; done; done
     [ -f "$OUT/sweep.csv" ] || die "no sweep finished; see $OUT/runs/*.log"
 
-    # One row per run and job (ok runs only), for the figures.
+    # One row per run and job (ok runs only; a control's first job is left out), for the figures.
     awk -F, '
         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print "system,placement,mix,op_overhead,job,setting,io_phase_s,time_in_io_mean_s,time_in_io_max_s,bandwidth_Bps,avg_hops,nonminimal_fraction,io_phases,io_phase_lengths_s,io_phase_time_in_io_max_s,phase1_time_in_io_max_s"; next }
         $col["status"] != "ok" { next }
@@ -72,7 +72,11 @@ study_collect() {
                 for (o = 0; o < 3; o++) if (o != j && $col["job" o "_name"] != "") others = others (others == "" ? "" : "+") $col["job" o "_name"]
                 setting = (others == "" ? "alone" : "with " others)
                 mix = $3
-                if (sub(/\+control$/, "", mix)) setting = "apart from " others " (same nodes)"
+                if (sub(/\+control$/, "", mix)) {
+                    # The first job of a control wrote a token size: its control is its run alone.
+                    if (j == 0) continue
+                    setting = "apart from " others " (same nodes)"
+                }
                 printf "%s,%s,%s,%s,%s,%s", $1, $2, mix, $col["op_overhead"], name, setting
                 split("io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases io_phase_lengths_s io_phase_time_in_io_max_s", m, " ")
                 for (i = 1; i <= 9; i++) printf ",%s", $col["job" j "_" m[i]]
