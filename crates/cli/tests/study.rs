@@ -946,3 +946,166 @@ fn the_archived_full_scale_runs_merge() {
     assert_eq!(made + lacking, 297, "{sources}\n{missing}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Runs `scripts/compare-study.sh ARGS` with `COMPARE_TOLERANCE` if given; returns (exit
+/// code, stdout, stderr).
+fn compare_study(args: &[&Path], tolerance: Option<&str>) -> (i32, String, String) {
+    let mut c = std::process::Command::new("bash");
+    c.arg(repo().join("scripts/compare-study.sh")).args(args);
+    if let Some(t) = tolerance {
+        c.env("COMPARE_TOLERANCE", t);
+    }
+    let done = c.output().expect("bash runs the script");
+    (
+        done.status.code().expect("exit code"),
+        String::from_utf8_lossy(&done.stdout).to_string(),
+        String::from_utf8_lossy(&done.stderr).to_string(),
+    )
+}
+
+/// `compare-study.sh` matches runs by system, placement, job, setting and overhead, takes the
+/// last reference where two hold a run, allows for a rounded reference's last digit, and
+/// fails outside `COMPARE_TOLERANCE` with exit status 2.
+#[test]
+fn compare_script_matches_runs_and_checks_a_tolerance() {
+    let dir = scratch("study-compare");
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let write = |name: &str, rows: &str| -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(
+            &p,
+            format!("system,job,setting,placement,op_overhead,phase1_time_in_io_max_s\n{rows}"),
+        )
+        .expect("write");
+        p
+    };
+    let older = write(
+        "older.csv",
+        "summit,gtc,alone,global,20us,3.887\nsummit,ior,with gtc,global,20us,2.000\n",
+    );
+    let newer = write("newer.csv", "summit,ior,with gtc,global,20us,1.000\n");
+    let cand = write(
+        "candidate.csv",
+        "summit,gtc,alone,global,20us,3.8874\nsummit,ior,with gtc,global,20us,1.01\n\
+         summit,hacc,alone,global,20us,0.5\n",
+    );
+    let (code, out, err) = compare_study(&[&cand, &older, &newer], None);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "system,placement,job,setting,op_overhead,reference_s,candidate_s,difference_pct,within\n\
+         summit,global,gtc,alone,20us,3.887,3.8874,0.010,-\n\
+         summit,global,ior,with gtc,20us,1.000,1.01,1.000,-\n"
+    );
+    assert!(
+        err.contains("2 runs and jobs matched a reference, 1 of the candidate had none"),
+        "{err}"
+    );
+    // GTC's 0.4 ms is within the reference's rounding (3.887 is 3.8865-3.8875); IOR's 1 % is not.
+    let (code, out, err) = compare_study(&[&cand, &older, &newer], Some("0"));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        out.contains("3.8874,0.010,yes\n") && out.contains("1.01,1.000,no\n"),
+        "{out}"
+    );
+    assert!(err.contains("1 outside 0 %"), "{err}");
+    let (code, _, err) = compare_study(&[&cand, &older, &newer], Some("1.5"));
+    assert_eq!(code, 0, "{err}");
+
+    // A real use: the path model against the packet model at smoke scale. The packet-model
+    // study compared with itself matches every row of its jobs.csv exactly.
+    let packet = dir.join("packet");
+    let path = dir.join("path");
+    let settings = [
+        ("STUDY_PLACEMENTS", "global"),
+        ("STUDY_MIXES", "gtc-ior"),
+        ("STUDY_OVERHEADS_FATTREE", "20us"),
+    ];
+    smoke_study(&packet, &settings);
+    let mut with_path = settings.to_vec();
+    with_path.push(("STUDY_NETWORK_MODEL", "path"));
+    smoke_study(&path, &with_path);
+    let (code, out, err) = compare_study(&[&packet, &packet], Some("0"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 1 + 2, "{out}");
+    assert!(
+        out.lines().skip(1).all(|l| l.ends_with(",0.000,yes")),
+        "{out}"
+    );
+    let (code, out, err) = compare_study(&[&path, &packet], Some("0"));
+    assert_eq!(
+        code, 2,
+        "the path model is not the packet model: {out}{err}"
+    );
+    assert!(
+        err.contains("gtc: largest difference") && err.contains("ior: largest difference"),
+        "{err}"
+    );
+
+    // Bad input: named errors, exit status 1.
+    let no_column = dir.join("no-column.csv");
+    std::fs::write(
+        &no_column,
+        "system,job,setting,placement,phase1_time_in_io_max_s\n",
+    )
+    .expect("write");
+    let not_a_time = write(
+        "not-a-time.csv",
+        "summit,gtc,alone,global,20us,3.887\nsummit,gtc,alone,grouped,20us,fast\n",
+    );
+    let missing = dir.join("missing.csv");
+    let cases: [(&[&Path], Option<&str>, String); 6] = [
+        (
+            &[&cand],
+            None,
+            "usage: scripts/compare-study.sh CANDIDATE REFERENCE...".into(),
+        ),
+        (
+            &[&cand, &no_column],
+            None,
+            format!(
+                "{}: no column op_overhead in the header",
+                no_column.display()
+            ),
+        ),
+        (
+            &[&cand, &not_a_time],
+            None,
+            format!(
+                "{}:3: phase1_time_in_io_max_s is \"fast\", expected a time in seconds",
+                not_a_time.display()
+            ),
+        ),
+        (
+            &[&cand, &missing],
+            None,
+            format!("{}: no such file or directory", missing.display()),
+        ),
+        (
+            &[&dir, &older],
+            None,
+            format!("{}: no jobs.csv", dir.display()),
+        ),
+        (
+            &[&cand, &older],
+            Some("5%"),
+            "COMPARE_TOLERANCE=5%: expected a percentage such as 2 or 0.5".into(),
+        ),
+    ];
+    for (args, tolerance, message) in cases {
+        let (code, out, err) = compare_study(args, tolerance);
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(
+            err.contains(&message),
+            "{args:?}: expected '{message}' in: {err}"
+        );
+    }
+    let elsewhere = write("elsewhere.csv", "edison,gtc,alone,global,25us,4.0\n");
+    let (code, _, err) = compare_study(&[&cand, &elsewhere], None);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no run and job of the candidate has a reference"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
