@@ -944,7 +944,60 @@ fn the_archived_full_scale_runs_merge() {
         .sum();
     assert!(made > 0);
     assert_eq!(made + lacking, 297, "{sources}\n{missing}");
+    // Where an archived run is also one of the figure bars left of sessions 6-11, the two
+    // agree within the figures' rounding.
+    let (code, table, err) =
+        compare_study(&[&out, &data.join("sessions-6-11-figure-c.csv")], Some("0"));
+    assert_eq!(code, 0, "{table}{err}");
+    assert!(table.lines().count() > 100, "{table}{err}");
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// This build reproduces an archived full-scale run exactly: S3D+IOR on the Summit-like
+/// system's node-local BBs at 20 us (the cheapest two-job run of the matrix, a few seconds),
+/// every column of its sweep.csv row but the run's index, directory and wall time.
+#[test]
+fn this_build_reproduces_an_archived_full_scale_run() {
+    let dir = scratch("study-reproduces-archive");
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let list = dir.join("runs.txt");
+    std::fs::write(&list, "summit node-local s3d-ior 20us\n").expect("write");
+    let out = dir.join("out");
+    let done = std::process::Command::new("bash")
+        .arg(repo().join("scripts/reproduce-study.sh"))
+        .arg(&out)
+        .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
+        .env("STUDY_RUNS", &list)
+        .output()
+        .expect("bash runs the script");
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    // Column name -> value of the 20 us row, without run, dir and wall_s.
+    let row = |sweep: &Path| -> std::collections::BTreeMap<String, String> {
+        let text = std::fs::read_to_string(sweep).expect("sweep.csv");
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+        let line = lines
+            .find(|l| l.split(',').nth(2) == Some("20us"))
+            .unwrap_or_else(|| panic!("no 20us row in {}", sweep.display()));
+        header
+            .iter()
+            .zip(line.split(','))
+            .filter(|(k, _)| !matches!(**k, "run" | "dir" | "wall_s"))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let archived = repo().join(
+        "docs/data/study/2026-11-23-session13-node-local/runs/summit-node-local-s3d-ior/sweep.csv",
+    );
+    let now = row(&out.join("runs/summit-node-local-s3d-ior/sweep.csv"));
+    assert_eq!(now, row(&archived));
+    assert_eq!(now["status"], "ok");
+    assert_eq!(now["job1_name"], "ior");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Runs `scripts/compare-study.sh ARGS` with `COMPARE_TOLERANCE` if given; returns (exit
