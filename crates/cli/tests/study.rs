@@ -11,6 +11,15 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Fails the test with the command's stderr unless it exited successfully.
+fn assert_ok(done: &std::process::Output) {
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+}
+
 /// Runs `scripts/reproduce-study.sh OUT` at smoke scale on the Summit-like system with this
 /// build's bbsim and the given `STUDY_*` settings; fails the test if the script fails.
 fn smoke_study(out: &Path, env: &[(&str, &str)]) {
@@ -138,11 +147,7 @@ fn reproduce_script_passes_the_model_settings_on() {
             .expect("bash runs the script")
     };
     let done = run("path", "array", &out);
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
+    assert_ok(&done);
     let summary = out.join("runs/summit-global-gtc/run-000_op_overhead=20us/summary.json");
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&summary).expect("summary.json"))
@@ -369,11 +374,7 @@ fn reproduce_script_control_runs_keep_the_mix_s_nodes_and_put_the_jobs_apart() {
         .args(["--set", "jobs.1.start=1000000s"])
         .output()
         .expect("bbsim runs");
-    assert!(
-        ran.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ran.stderr)
-    );
+    assert_ok(&ran);
     let ior_ranks = |run: &Path| -> Vec<String> {
         std::fs::read_to_string(run.join("ranks.csv"))
             .expect("ranks.csv")
@@ -701,11 +702,7 @@ fn reproduce_script_runs_the_sweeps_of_a_list() {
         .env("STUDY_SCALE", "smoke")
         .env("STUDY_RUNS", &plan);
     let done = c.output().expect("bash runs the script");
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
+    assert_ok(&done);
     let sweep = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
     let keys: Vec<String> = sweep
         .lines()
@@ -927,11 +924,7 @@ fn the_archived_full_scale_runs_merge() {
         .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
         .output()
         .expect("bash runs the script");
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
+    assert_ok(&done);
     let sources = std::fs::read_to_string(out.join("sources.txt")).expect("sources.txt");
     let made = sources
         .lines()
@@ -970,11 +963,7 @@ fn this_build_reproduces_an_archived_full_scale_run() {
         .env("STUDY_RUNS", &list)
         .output()
         .expect("bash runs the script");
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
+    assert_ok(&done);
     // Column name -> value of the 20 us row, without run, dir and wall_s.
     let row = |sweep: &Path| -> std::collections::BTreeMap<String, String> {
         let text = std::fs::read_to_string(sweep).expect("sweep.csv");
