@@ -22,6 +22,9 @@ find_bbsim() {
 STUDY_ALL_SYSTEMS="summit summit-tapered edison"
 STUDY_ALL_PLACEMENTS="node-local grouped global"
 STUDY_ALL_MIXES="gtc gtc-ior gtc-s3d gtc-s3d-hacc hacc hacc-ior lammps lammps-ior s3d s3d-ior s3d-lammps"
+# The per-job columns of the merged sweep.csv (bbsim sweep's, without the job<N>_ prefix), in
+# order; builds before the percentiles wrote only the first ten.
+STUDY_JOB_COLUMNS="name io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases io_phase_lengths_s io_phase_time_in_io_max_s time_in_io_p99_s io_phase_time_in_io_p99_s"
 
 # Builds $OUT/sweep.csv, $OUT/jobs.csv, $OUT/figures/hops.svg and the figures
 # $OUT/figures/io-phase-<app>-<system>.svg from the sweeps $OUT/runs/<system>-<placement>-<mix>
@@ -38,32 +41,54 @@ study_collect() {
     for sys in $SYSTEMS; do for mix in $ORDERED; do for pl in $PLACEMENTS; do
         f="$OUT/runs/$sys-$pl-$mix/sweep.csv"
         [ -f "$f" ] || continue
-        awk -v sys="$sys" -v pl="$pl" -v mix="$mix" -v first=$first -F, '
+        # Columns are taken by name: the run columns in the first sweep's order, then
+        # $STUDY_JOB_COLUMNS for job0..job2, left empty where a sweep (an older build's, or
+        # one with fewer jobs) lacks them.
+        if [ $first = 1 ]; then
+            RUN_COLUMNS=$(head -n 1 "$f" | tr ',' '\n' | sed '/^job0_name$/,$d' | tr '\n' ' ')
+        fi
+        awk -v sys="$sys" -v pl="$pl" -v mix="$mix" -v first=$first -v jobcols="$STUDY_JOB_COLUMNS" \
+            -v runcols="$RUN_COLUMNS" -F, '
+            # Splits a CSV line into v[1..n], keeping quoted fields (the message of a failed run)
+            # whole and quoted; returns n.
+            function fields(line, v,   n, q, c, i, ch) {
+                n = 1; q = 0; c = ""
+                for (i = 1; i <= length(line); i++) {
+                    ch = substr(line, i, 1)
+                    if (ch == "\"") q = !q
+                    if (ch == "," && !q) { v[n++] = c; c = "" } else c = c ch
+                }
+                v[n] = c
+                return n
+            }
             NR == 1 {
-                p = 0; k = 0; jobs = 0
-                for (i = 1; i <= NF; i++) if ($i == "job0_name") p = i
-                if (p) { for (i = p; i <= NF && $i ~ /^job0_/; i++) k++; jobs = (NF - p + 1) / k }
-                if (!p) { k = 10 }
-                pad = ""
-                for (i = 0; i < (3 - jobs) * k; i++) pad = pad ","
+                for (i = 1; i <= NF; i++) col[$i] = i
+                nr = split(runcols, rc, " "); nj = split(jobcols, jc, " ")
                 if (first) {
                     h = "system,placement,mix"
-                    for (i = 1; i < (p ? p : NF + 1); i++) h = h "," ($i == "burst_buffer.ssd.op_overhead" ? "op_overhead" : $i)
-                    for (j = 0; j < 3; j++) for (i = 0; i < k; i++) {
-                        c = (p ? $(p + i) : "job0_x"); sub(/^job0_/, "job" j "_", c); h = h "," c
-                    }
+                    for (i = 1; i <= nr; i++) h = h "," (rc[i] == "burst_buffer.ssd.op_overhead" ? "op_overhead" : rc[i])
+                    for (j = 0; j < 3; j++) for (i = 1; i <= nj; i++) h = h ",job" j "_" jc[i]
                     print h
                 }
                 next
             }
-            { print sys "," pl "," mix "," $0 pad }' "$f" >>"$OUT/sweep.csv"
+            {
+                fields($0, v)
+                line = sys "," pl "," mix
+                for (i = 1; i <= nr; i++) line = line "," (rc[i] in col ? v[col[rc[i]]] : "")
+                for (j = 0; j < 3; j++) for (i = 1; i <= nj; i++) {
+                    c = "job" j "_" jc[i]
+                    line = line "," (c in col ? v[col[c]] : "")
+                }
+                print line
+            }' "$f" >>"$OUT/sweep.csv" || die "collecting $f failed"
         first=0
     done; done; done
     [ -f "$OUT/sweep.csv" ] || die "no sweep finished; see $OUT/runs/*.log"
 
     # One row per run and job (ok runs only; a control's first job is left out), for the figures.
     awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print "system,placement,mix,op_overhead,job,setting,io_phase_s,time_in_io_mean_s,time_in_io_max_s,bandwidth_Bps,avg_hops,nonminimal_fraction,io_phases,io_phase_lengths_s,io_phase_time_in_io_max_s,phase1_time_in_io_max_s"; next }
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print "system,placement,mix,op_overhead,job,setting,io_phase_s,time_in_io_mean_s,time_in_io_max_s,bandwidth_Bps,avg_hops,nonminimal_fraction,io_phases,io_phase_lengths_s,io_phase_time_in_io_max_s,phase1_time_in_io_max_s,time_in_io_p99_s,phase1_time_in_io_p99_s"; next }
         $col["status"] != "ok" { next }
         {
             for (j = 0; j < 3; j++) {
@@ -81,7 +106,10 @@ study_collect() {
                 split("io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases io_phase_lengths_s io_phase_time_in_io_max_s", m, " ")
                 for (i = 1; i <= 9; i++) printf ",%s", $col["job" j "_" m[i]]
                 split($col["job" j "_io_phase_time_in_io_max_s"], first, ";")
-                printf ",%s\n", first[1]
+                printf ",%s", first[1]
+                # Older builds wrote no percentiles: their cells stay empty.
+                split(("job" j "_io_phase_time_in_io_p99_s" in col) ? $col["job" j "_io_phase_time_in_io_p99_s"] : "", p99, ";")
+                printf ",%s,%s\n", (("job" j "_time_in_io_p99_s" in col) ? $col["job" j "_time_in_io_p99_s"] : ""), p99[1]
             }
         }' "$OUT/sweep.csv" >"$OUT/jobs.csv"
 

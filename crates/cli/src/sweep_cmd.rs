@@ -101,7 +101,7 @@ fn csv_field(s: &str) -> String {
 }
 
 /// Per-job columns of `sweep.csv` (each prefixed with `job<N>_`).
-const JOB_COLUMNS: [&str; 10] = [
+const JOB_COLUMNS: [&str; 12] = [
     "name",
     "io_phase_s",
     "time_in_io_mean_s",
@@ -112,6 +112,8 @@ const JOB_COLUMNS: [&str; 10] = [
     "io_phases",
     "io_phase_lengths_s",
     "io_phase_time_in_io_max_s",
+    "time_in_io_p99_s",
+    "io_phase_time_in_io_p99_s",
 ];
 
 /// One value per I/O phase, `;`-separated (no CSV quoting needed), in seconds.
@@ -276,7 +278,7 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
                 for j in 0..max_jobs {
                     match res.jobs.get(j) {
                         Some(js) => csv.push_str(&format!(
-                            ",{},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4},{},{},{}",
+                            ",{},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4},{},{},{},{:.9},{}",
                             csv_field(&js.name),
                             js.io_phase_s,
                             js.time_in_io_mean_s,
@@ -286,7 +288,9 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
                             js.nonminimal_fraction,
                             js.io_phases.len(),
                             phase_list(&js.io_phases, |p| p.length_s),
-                            phase_list(&js.io_phases, |p| p.time_in_io_max_s)
+                            phase_list(&js.io_phases, |p| p.time_in_io_max_s),
+                            js.time_in_io_p99_s,
+                            phase_list(&js.io_phases, |p| p.time_in_io_p99_s)
                         )),
                         None => csv.push_str(&",".repeat(JOB_COLUMNS.len())),
                     }

@@ -23,6 +23,7 @@ fn assert_single_phase(job: &serde_json::Value) {
     assert_eq!(p[0]["length_s"], job["io_phase_s"], "{job}");
     assert_eq!(p[0]["ranks"], job["ranks"], "{job}");
     assert_eq!(p[0]["time_in_io_max_s"], job["time_in_io_max_s"], "{job}");
+    assert_eq!(p[0]["time_in_io_p99_s"], job["time_in_io_p99_s"], "{job}");
 }
 
 #[test]
@@ -48,6 +49,8 @@ fn multi_phase_presets_report_each_phase() {
         assert!((f(&ph["end_s"]) - f(&ph["start_s"]) - len).abs() < 1e-12);
         // The node's 6 ranks share the SSD equally and all write for the whole phase.
         assert!((f(&ph["time_in_io_max_s"]) - closed).abs() < 1e-9, "{ph}");
+        // Nearest rank: with at most 100 ranks the 99th percentile is the slowest rank.
+        assert_eq!(ph["time_in_io_p99_s"], ph["time_in_io_max_s"], "{ph}");
         assert_eq!(ph["ranks"], 6);
         if k > 0 {
             let idle = f(&ph["start_s"]) - f(&p[k - 1]["end_s"]);
@@ -72,6 +75,7 @@ fn multi_phase_presets_report_each_phase() {
         let (len, max) = (f(&ph["length_s"]), f(&ph["time_in_io_max_s"]));
         assert!(len >= 4e6 / w && len <= 39.0 + 6.0 * 4e6 / w + 1e-6, "{ph}");
         assert!(max >= 4e6 / w - 1e-9 && max <= 6.0 * 4e6 / w + 1e-9, "{ph}");
+        assert_eq!(ph["time_in_io_p99_s"], ph["time_in_io_max_s"], "{ph}");
         assert_eq!(ph["ranks"], 12);
     }
     assert!(f(&p[1]["start_s"]) - f(&p[0]["end_s"]) >= 100.0);
@@ -155,7 +159,8 @@ fn sweep_csv_lists_each_jobs_phases() {
         lines[0].contains(
             ",job0_name,job0_io_phase_s,job0_time_in_io_mean_s,job0_time_in_io_max_s,\
              job0_bandwidth_Bps,job0_avg_hops,job0_nonminimal_fraction,job0_io_phases,\
-             job0_io_phase_lengths_s,job0_io_phase_time_in_io_max_s,job1_name,"
+             job0_io_phase_lengths_s,job0_io_phase_time_in_io_max_s,job0_time_in_io_p99_s,\
+             job0_io_phase_time_in_io_p99_s,job1_name,"
         ),
         "{}",
         lines[0]
@@ -179,6 +184,15 @@ fn sweep_csv_lists_each_jobs_phases() {
     assert_eq!(
         get(1, "job0_io_phase_time_in_io_max_s").split(';').count(),
         3
+    );
+    // 6 ranks per phase: each phase's 99th percentile is its slowest rank.
+    assert_eq!(
+        get(1, "job0_io_phase_time_in_io_p99_s"),
+        get(1, "job0_io_phase_time_in_io_max_s")
+    );
+    assert_eq!(
+        get(1, "job0_time_in_io_p99_s"),
+        get(1, "job0_time_in_io_max_s")
     );
     let hacc: usize = get(1, "job1_io_phases").parse().expect("count");
     assert!(hacc > 2);

@@ -158,6 +158,9 @@ pub struct IoPhase {
     /// Largest time in I/O of any rank within the phase (s): the sum of its I/O operations'
     /// durations there.
     pub time_in_io_max_s: f64,
+    /// 99th percentile (nearest rank) of the phase's ranks' time in I/O within the phase
+    /// (s): steadier than the maximum where a few ranks meet another job's burst.
+    pub time_in_io_p99_s: f64,
 }
 
 /// One I/O phase in picoseconds (see [`io_phases`]).
@@ -171,6 +174,9 @@ pub struct PhaseSpan {
     pub ranks: u32,
     /// Largest per-rank sum of I/O durations within the phase (ps).
     pub time_in_io_max: Time,
+    /// 99th percentile (nearest rank) of the per-rank sums of I/O durations within the
+    /// phase (ps).
+    pub time_in_io_p99: Time,
 }
 
 impl PhaseSpan {
@@ -182,6 +188,7 @@ impl PhaseSpan {
             length_s: secs_f(self.end - self.start),
             ranks: self.ranks,
             time_in_io_max_s: secs_f(self.time_in_io_max),
+            time_in_io_p99_s: secs_f(self.time_in_io_p99),
         }
     }
 }
@@ -203,11 +210,14 @@ pub fn io_phases(intervals: &[(u32, Time, Time)], gap: Time) -> Vec<PhaseSpan> {
                 end: b,
                 ranks: 0,
                 time_in_io_max: 0,
+                time_in_io_p99: 0,
             }),
         }
         per_rank.push((phases.len() - 1, r, b - a));
     }
     per_rank.sort_unstable();
+    // Per phase, every rank's sum of I/O durations there (phases come in order).
+    let mut sums: Vec<Vec<Time>> = vec![Vec::new(); phases.len()];
     let mut k = 0;
     while k < per_rank.len() {
         let (p, r, _) = per_rank[k];
@@ -216,8 +226,13 @@ pub fn io_phases(intervals: &[(u32, Time, Time)], gap: Time) -> Vec<PhaseSpan> {
             sum += per_rank[k].2;
             k += 1;
         }
-        phases[p].ranks += 1;
-        phases[p].time_in_io_max = phases[p].time_in_io_max.max(sum);
+        sums[p].push(sum);
+    }
+    for (phase, mut s) in phases.iter_mut().zip(sums) {
+        s.sort_unstable();
+        phase.ranks = s.len() as u32;
+        phase.time_in_io_max = s.last().copied().unwrap_or(0);
+        phase.time_in_io_p99 = percentile(&s, 0.99);
     }
     phases
 }
@@ -767,6 +782,8 @@ mod tests {
             end,
             ranks,
             time_in_io_max: max,
+            // With at most 100 ranks the nearest-rank 99th percentile is the maximum.
+            time_in_io_p99: max,
         };
         // Idle 30..50 (20 ps) and 61..100 (39 ps).
         assert_eq!(
@@ -789,5 +806,40 @@ mod tests {
             (p.start_s, p.end_s, p.length_s, p.ranks, p.time_in_io_max_s),
             (2.0, 3.5, 1.5, 4, 1.0)
         );
+        assert_eq!(p.time_in_io_p99_s, 1.0);
+    }
+
+    #[test]
+    fn a_phase_p99_leaves_out_the_slowest_hundredth_of_its_ranks() {
+        // 1,000 ranks in one phase; rank r spends r + 1 ps in I/O, in two operations for the
+        // even ranks. Nearest rank: the 990th smallest sum, 990 ps; the maximum is 1,000.
+        let mut iv = Vec::new();
+        for r in 0..1000u32 {
+            let d = Time::from(r) + 1;
+            if r % 2 == 0 {
+                iv.push((r, 0, d / 2));
+                iv.push((r, 5, 5 + d - d / 2));
+            } else {
+                iv.push((r, 0, d));
+            }
+        }
+        let p = io_phases(&iv, 10);
+        assert_eq!(p.len(), 1);
+        assert_eq!(
+            (p[0].ranks, p[0].time_in_io_max, p[0].time_in_io_p99),
+            (1000, 1000, 990)
+        );
+        // A second phase far later with one slow rank among 200: its p99 is the 198th sum.
+        let mut later: Vec<(u32, Time, Time)> =
+            (0..200u32).map(|r| (r, 1_000_000, 1_000_010)).collect();
+        later[7].2 = 1_005_000;
+        iv.extend(later);
+        let p = io_phases(&iv, 10);
+        assert_eq!(p.len(), 2);
+        assert_eq!(
+            (p[1].ranks, p[1].time_in_io_max, p[1].time_in_io_p99),
+            (200, 5_000, 10)
+        );
+        assert_eq!(p[0].time_in_io_p99, 990);
     }
 }
