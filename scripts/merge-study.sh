@@ -78,7 +78,7 @@ OUT=$(cd "$OUT" && pwd)
 # chosen run directories, and sources.txt.
 while read -r name dir; do
     echo "$name $dir/sweep.csv"
-done <"$LIST" | awk -v out="$OUT" '
+done <"$LIST" | awk -v out="$OUT" "$STUDY_AWK_FIELDS"'
     function ps(v,   n, u) {
         n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
         return n * (u == "s" ? 1e12 : u == "ms" ? 1e9 : u == "us" ? 1e6 : u == "ns" ? 1e3 : 1)
@@ -102,7 +102,8 @@ done <"$LIST" | awk -v out="$OUT" '
                 if (!(name in header) || n >= ncols[name]) { header[name] = line; ncols[name] = n }
                 continue
             }
-            split(line, f, ",")
+            delete f
+            fields(line, f)
             key = name SUBSEP f[ocol]
             if (key in status && status[key] == "ok" && f[scol] != "ok") continue
             if (!(key in status)) { order[name] = order[name] SUBSEP f[ocol] }

@@ -22,6 +22,20 @@ find_bbsim() {
 STUDY_ALL_SYSTEMS="summit summit-tapered edison"
 STUDY_ALL_PLACEMENTS="node-local grouped global"
 STUDY_ALL_MIXES="gtc gtc-ior gtc-s3d gtc-s3d-hacc hacc hacc-ior lammps lammps-ior s3d s3d-ior s3d-lammps"
+# An awk function for the study's CSVs: fields(line, v) splits a CSV line into v[1..n] and
+# returns n, keeping a quoted field (the message of a failed run, which may hold commas) whole
+# and quoted, so that joining v with commas gives the line back.
+STUDY_AWK_FIELDS='
+    function fields(line, v,   n, q, c, i, ch) {
+        n = 1; q = 0; c = ""
+        for (i = 1; i <= length(line); i++) {
+            ch = substr(line, i, 1)
+            if (ch == "\"") q = !q
+            if (ch == "," && !q) { v[n++] = c; c = "" } else c = c ch
+        }
+        v[n] = c
+        return n
+    }'
 # The per-job columns of the merged sweep.csv (bbsim sweep's, without the job<N>_ prefix), in
 # order; builds before the percentiles wrote only the first ten.
 STUDY_JOB_COLUMNS="name io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases io_phase_lengths_s io_phase_time_in_io_max_s time_in_io_p99_s io_phase_time_in_io_p99_s"
@@ -48,19 +62,7 @@ study_collect() {
             RUN_COLUMNS=$(head -n 1 "$f" | tr ',' '\n' | sed '/^job0_name$/,$d' | tr '\n' ' ')
         fi
         awk -v sys="$sys" -v pl="$pl" -v mix="$mix" -v first=$first -v jobcols="$STUDY_JOB_COLUMNS" \
-            -v runcols="$RUN_COLUMNS" -F, '
-            # Splits a CSV line into v[1..n], keeping quoted fields (the message of a failed run)
-            # whole and quoted; returns n.
-            function fields(line, v,   n, q, c, i, ch) {
-                n = 1; q = 0; c = ""
-                for (i = 1; i <= length(line); i++) {
-                    ch = substr(line, i, 1)
-                    if (ch == "\"") q = !q
-                    if (ch == "," && !q) { v[n++] = c; c = "" } else c = c ch
-                }
-                v[n] = c
-                return n
-            }
+            -v runcols="$RUN_COLUMNS" -F, "$STUDY_AWK_FIELDS"'
             NR == 1 {
                 for (i = 1; i <= NF; i++) col[$i] = i
                 nr = split(runcols, rc, " "); nj = split(jobcols, jc, " ")

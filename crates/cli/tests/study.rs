@@ -588,6 +588,40 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
     assert!(ok, "{e}");
     assert_eq!(gtc20(&base.join("af")), gtc20(&a));
 
+    // A failed run as bbsim sweep writes it: its message quoted, commas and all, and its job
+    // columns empty. The merge keeps the message in the status column, whole (here as the
+    // only run of a GTC+IOR sweep, beside slice a's finished GTC runs).
+    let g = base.join("g");
+    std::fs::create_dir_all(g.join("runs/summit-global-gtc-ior")).expect("mkdir");
+    let header = csv.lines().next().expect("header");
+    let cols = header.split(',').count();
+    let message = "\"failed: jobs[0].bytes_per_rank: expected a size, got \"\"lots\"\"\"";
+    let failed = format!("0,run-000,20us,{message}{}", ",".repeat(cols - 4));
+    std::fs::write(
+        g.join("runs/summit-global-gtc-ior/sweep.csv"),
+        format!("{header}\n{failed}\n"),
+    )
+    .expect("write");
+    let (ok, e) = merge_study(&base.join("g-merged"), &[&a, &g]);
+    assert!(ok, "{e}");
+    let merged_g =
+        std::fs::read_to_string(base.join("g-merged/runs/summit-global-gtc-ior/sweep.csv"))
+            .expect("merged sweep.csv");
+    assert_eq!(merged_g, format!("{header}\n{failed}\n"));
+    let whole_g = std::fs::read_to_string(base.join("g-merged/sweep.csv")).expect("sweep.csv");
+    let row = whole_g
+        .lines()
+        .find(|l| l.starts_with("summit,global,gtc-ior,"))
+        .expect("the failed run's row");
+    assert!(
+        row.starts_with(&format!("summit,global,gtc-ior,0,run-000,20us,{message},")),
+        "{row}"
+    );
+    assert_eq!(
+        row.replace(message, "failed").split(',').count(),
+        whole_g.lines().next().expect("header").split(',').count()
+    );
+
     // Bad input: a directory that is no study output, a non-empty output, too few arguments.
     let (ok, e) = merge_study(&base.join("bad"), &[&a, &base.join("nowhere")]);
     assert!(!ok);
