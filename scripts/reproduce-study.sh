@@ -33,8 +33,10 @@
 #                              about 4-5 GB by that rate; docs/performance.md), so 2 at once
 #                              should fit a 16 GB laptop
 #   STUDY_PACKET_SIZE=size     network packet size (default 64KiB, docs/study.md)
-#   STUDY_NETWORK_MODEL=packet|path   network.model (default packet: router LPs; path: the
-#                              cheaper path model, docs/network.md 2b, with its known gaps)
+#   STUDY_NETWORK_MODEL=packet|path|flow   network.model (default packet: router LPs; path:
+#                              the cheaper path model, docs/network.md 2b, with its known gaps;
+#                              flow: the flow model, 2c, with STUDY_PACKET_SIZE=4MiB so that
+#                              each message is one flow; experimental, docs/study.md)
 #   STUDY_SSD_MODEL=per-ssd|array     burst_buffer.ssd_model (default per-ssd; array: one pooled
 #                              device per BB server, docs/storage.md, optimistic)
 #   STUDY_SYSTEMS, STUDY_PLACEMENTS, STUDY_MIXES   space-separated subsets of the above
@@ -131,7 +133,7 @@ OVH_DRAGONFLY=${STUDY_OVERHEADS_DRAGONFLY:-0us,25us,45us}
 PACKET=${STUDY_PACKET_SIZE:-64KiB}
 NET_MODEL=${STUDY_NETWORK_MODEL:-packet}
 SSD_MODEL=${STUDY_SSD_MODEL:-per-ssd}
-case $NET_MODEL in packet | path) ;; *) die "STUDY_NETWORK_MODEL=$NET_MODEL: expected packet or path" ;; esac
+case $NET_MODEL in packet | path | flow) ;; *) die "STUDY_NETWORK_MODEL=$NET_MODEL: expected packet, path or flow" ;; esac
 case $SSD_MODEL in per-ssd | array) ;; *) die "STUDY_SSD_MODEL=$SSD_MODEL: expected per-ssd or array" ;; esac
 JOBS=${STUDY_JOBS:-1}
 CONTROLS=${STUDY_CONTROLS:-0}

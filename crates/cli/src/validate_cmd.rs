@@ -43,6 +43,7 @@ pub fn run(a: &ValidateArgs) -> Result<(), String> {
         match l.scenario.network.model {
             bbsim_topology::NetModel::Packet => "packet",
             bbsim_topology::NetModel::Path => "path",
+            bbsim_topology::NetModel::Flow => "flow",
         },
         format_bytes(sim.packet_size.0),
         trains

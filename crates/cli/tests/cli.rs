@@ -112,6 +112,20 @@ fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
         "--set",
         "network.bypass_max=64B",
     ];
+    let flow: &[&str] = &[
+        "--set",
+        "network.model=flow",
+        "--set",
+        "simulation.packet_size=1MiB",
+    ];
+    let flow_bypass: &[&str] = &[
+        "--set",
+        "network.model=flow",
+        "--set",
+        "simulation.packet_size=1MiB",
+        "--set",
+        "network.bypass_max=64B",
+    ];
     let node_local_drain: &[&str] = &[
         "--set",
         "burst_buffer.placement=node-local",
@@ -140,6 +154,9 @@ fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
         // The path model: one fabric LP instead of routers (alone, and with the bypass).
         ("tiny-fattree.toml", &["--set", "network.model=path"][..]),
         ("tiny-dragonfly.toml", path_bypass),
+        // The flow model: one fabric LP moving whole-message packets as flows.
+        ("tiny-fattree.toml", flow),
+        ("tiny-dragonfly.toml", flow_bypass),
         // Multi-phase jobs: S3D and HACC presets, and IOR's write and read and the two
         // checkpoints split into phases by a short gap (`io_phases` in summary.json).
         ("tiny-phases.toml", &[][..]),
@@ -459,8 +476,8 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
         ),
         (
             data("tiny-dragonfly.toml"),
-            vec!["--set", "network.model=flow"],
-            vec!["network.model", "packet", "path"],
+            vec!["--set", "network.model=fluid"],
+            vec!["network.model", "packet", "path", "flow"],
         ),
         (
             data("tiny-fattree.toml"),

@@ -155,9 +155,20 @@ fn reproduce_script_passes_the_model_settings_on() {
     assert_eq!(s["scenario"]["network"]["model"], "path");
     assert_eq!(s["scenario"]["burst_buffer"]["ssd_model"], "array");
     assert_eq!(s["devices"][0]["kind"], "bb-array");
-    let bad = run("flow", "per-ssd", &out.join("bad"));
+    let flow = out.join("flow");
+    assert_ok(&run("flow", "per-ssd", &flow));
+    let summary = flow.join("runs/summit-global-gtc/run-000_op_overhead=20us/summary.json");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).expect("summary.json"))
+            .expect("JSON");
+    assert_eq!(s["scenario"]["network"]["model"], "flow");
+    let bad = run("fluid", "per-ssd", &out.join("bad"));
     assert!(!bad.status.success());
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("STUDY_NETWORK_MODEL=flow"));
+    let e = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        e.contains("STUDY_NETWORK_MODEL=fluid: expected packet, path or flow"),
+        "{e}"
+    );
     let _ = std::fs::remove_dir_all(out);
 }
 

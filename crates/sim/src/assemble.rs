@@ -370,10 +370,10 @@ pub fn assemble(
     // LP ids.
     let layout = LpLayout::for_model(net.model(), routers, terminals);
     let host_lp = |t: u32| layout.terminals[t as usize];
-    // Network LPs before the hosts: the routers, or the path model's one fabric.
+    // Network LPs before the hosts: the routers, or the path or flow model's one fabric.
     let net_lps = match net.model() {
         NetModel::Packet => routers,
-        NetModel::Path => 1,
+        NetModel::Path | NetModel::Flow => 1,
     };
     let backend_lp = LpId(net_lps + terminals);
     let jobctl: Vec<LpId> = (0..workload.jobs.len() as u32)
@@ -508,6 +508,10 @@ pub fn assemble(
         NetModel::Path => {
             let fabric = net.build_path_fabric(&layout, ROUTER);
             lps.push(SimLp::Fabric(Box::new(fabric)));
+        }
+        NetModel::Flow => {
+            let fabric = net.build_flow_fabric(&layout, ROUTER);
+            lps.push(SimLp::Flows(Box::new(fabric)));
         }
     }
     let stripe = s.burst_buffer.stripe_count;

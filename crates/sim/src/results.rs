@@ -433,6 +433,7 @@ pub fn reduce(
         match lp {
             SimLp::Router(r) => routers.push((r.id(), r.stats())),
             SimLp::Fabric(f) => routers.extend(f.router_stats()),
+            SimLp::Flows(f) => routers.extend(f.router_stats()),
             SimLp::Node(n) => {
                 nics.push(n.nic().stats().clone());
                 let Some(j) = n.job else { continue };

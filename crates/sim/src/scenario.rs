@@ -201,8 +201,11 @@ pub struct NetworkSection {
     #[serde(default)]
     pub bypass_max: Option<Bytes>,
     /// How messages cross the network: `"packet"` (default: router LPs with buffers and
-    /// credits) or `"path"` (one fabric LP reserves each link of a packet's route first come,
-    /// first served; no buffers or back-pressure; a third of the events for bulk transfers).
+    /// credits), `"path"` (one fabric LP reserves each link of a packet's route first come,
+    /// first served; no buffers or back-pressure; a third of the events for bulk transfers) or
+    /// `"flow"` (one fabric LP moves each packet as a flow at the bottleneck share of its
+    /// route's bandwidth, a terminal's packets one at a time; two events per packet, for
+    /// whole-message packets).
     #[serde(default)]
     pub model: bbsim_topology::NetModel,
 }

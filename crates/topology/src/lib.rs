@@ -21,7 +21,9 @@ pub mod attach;
 pub mod bypass;
 pub mod dragonfly;
 pub mod error;
+mod fabric;
 pub mod fattree;
+pub mod flow;
 pub mod graph;
 pub mod link;
 pub mod metrics;
@@ -41,6 +43,7 @@ pub use attach::{ExtraGroup, ExtraTerminals, Placement};
 pub use dragonfly::DragonflyConfig;
 pub use error::NetError;
 pub use fattree::FatTreeConfig;
+pub use flow::FlowFabric;
 pub use link::{LinkClass, LinkParams, LinkStats};
 pub use metrics::TopologySummary;
 pub use network::{

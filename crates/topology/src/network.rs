@@ -4,6 +4,7 @@
 use crate::attach::ExtraTerminals;
 use crate::bypass::Bypass;
 use crate::error::{at_least, NetError};
+use crate::flow::FlowFabric;
 use crate::graph::Peer;
 use crate::link::serialisation;
 use crate::link::LinkClass;
@@ -61,6 +62,11 @@ pub enum NetModel {
     /// served; no buffers, credits or back-pressure. About a third of the events of the packet
     /// model for bulk transfers; exact zero-load latency.
     Path,
+    /// Flow-level sharing ([`crate::flow`]): one fabric LP moves each packet as a flow over
+    /// its route at the bottleneck share of the links' bandwidth, each terminal's packets one
+    /// at a time; two events per packet whatever the route; exact zero-load latency for
+    /// one-packet messages. For whole-message packets (`packet_size` of a few MiB).
+    Flow,
 }
 
 /// Everything needed to build a network: topology, routing, packet and router parameters, and
@@ -164,7 +170,8 @@ impl LpLayout {
         }
     }
 
-    /// Path model: the fabric is LP 0 (every router maps to it), then one host per terminal.
+    /// Path and flow models: the fabric is LP 0 (every router maps to it), then one host per
+    /// terminal.
     pub fn fabric_then_terminals(routers: u32, terminals: u32) -> Self {
         LpLayout {
             routers: vec![LpId(0); routers as usize],
@@ -172,11 +179,12 @@ impl LpLayout {
         }
     }
 
-    /// Network LPs before the first host: 1 (the fabric) in the path model, else the routers.
+    /// Network LPs before the first host: 1 (the fabric) in the path and flow models, else the
+    /// routers.
     pub fn for_model(model: NetModel, routers: u32, terminals: u32) -> Self {
         match model {
             NetModel::Packet => Self::routers_then_terminals(routers, terminals),
-            NetModel::Path => Self::fabric_then_terminals(routers, terminals),
+            NetModel::Path | NetModel::Flow => Self::fabric_then_terminals(routers, terminals),
         }
     }
 }
@@ -416,7 +424,19 @@ impl Network {
         )
     }
 
-    /// The network model (packet or path).
+    /// The flow-model fabric LP for `layout` (built with [`LpLayout::fabric_then_terminals`]),
+    /// in lookahead class `class`.
+    pub fn build_flow_fabric<P>(&self, layout: &LpLayout, class: u16) -> FlowFabric<P> {
+        FlowFabric::new(
+            class,
+            self.topo.clone(),
+            self.algo,
+            self.params.clone(),
+            layout.terminals.clone().into(),
+        )
+    }
+
+    /// The network model (packet, path or flow).
     pub fn model(&self) -> NetModel {
         self.config.model
     }
@@ -435,7 +455,8 @@ impl Network {
             router_delay: self.params.router_delay,
             buffer_bytes: self.params.buffer_bytes,
             bypass: self.bypass_for(layout),
-            path: self.config.model == NetModel::Path,
+            path: matches!(self.config.model, NetModel::Path | NetModel::Flow),
+            flow: self.config.model == NetModel::Flow,
         }))
     }
 

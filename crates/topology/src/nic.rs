@@ -3,7 +3,9 @@
 //! link's bandwidth as credits from the first router allow, and reassembles arriving packets
 //! into delivered messages. Messages no larger than the network's `bypass_max` skip the packet
 //! model (see [`crate::bypass`]). In the path model ([`crate::path`]) the NIC serialises a
-//! whole message on its injection link and hands it to the fabric LP in one event.
+//! whole message on its injection link and hands it to the fabric LP in one event; in the flow
+//! model ([`crate::flow`]) it hands the packets over at once and the fabric moves them one
+//! after another at the rate the network allows.
 
 use crate::bypass::Bypass;
 use crate::link::{serialisation, LinkStats};
@@ -107,8 +109,10 @@ pub struct Nic<P> {
     queue: VecDeque<Outgoing<P>>,
     partial: HashMap<MessageId, Partial<P>>,
     bypass: Option<Arc<Bypass>>,
-    /// Path model: `router_lp` is the fabric LP and messages go to it whole.
+    /// Path or flow model: `router_lp` is the fabric LP and messages go to it whole.
     path: bool,
+    /// Flow model: the fabric, not the NIC, paces the packets on the injection link.
+    flow: bool,
     stats: NicStats,
 }
 
@@ -125,8 +129,10 @@ pub(crate) struct NicSetup {
     pub router_delay: Time,
     pub buffer_bytes: u32,
     pub bypass: Option<Arc<Bypass>>,
-    /// Path model: `router_lp` is the fabric LP.
+    /// Path or flow model: `router_lp` is the fabric LP.
     pub path: bool,
+    /// Flow model: hand packets to the fabric unpaced.
+    pub flow: bool,
 }
 
 impl<P> Nic<P> {
@@ -150,6 +156,7 @@ impl<P> Nic<P> {
             partial: HashMap::new(),
             bypass,
             path: s.path,
+            flow: s.flow,
             stats: NicStats::default(),
         }
     }
@@ -298,7 +305,8 @@ impl<P> Nic<P> {
     /// Path model: serialises the message's packets back to back on the injection link after
     /// what is already queued there, and hands each to the fabric when its head has been routed
     /// at the first router (`latency + router_delay` after it left), as a router would see it.
-    /// There are no credits: the fabric has no buffers.
+    /// There are no credits: the fabric has no buffers. Flow model: hands every packet over
+    /// `latency + router_delay` from now; the fabric moves a terminal's packets one at a time.
     #[allow(clippy::too_many_arguments)]
     fn send_path<E: From<NetEvent<P>>>(
         &mut self,
@@ -313,13 +321,19 @@ impl<P> Nic<P> {
         let now = ctx.now();
         let mut payload = Some(payload);
         for (k, bytes) in packet_bytes(data, header, self.packet_size).enumerate() {
-            let start = self.busy_until.max(now);
+            let start = if self.flow {
+                now
+            } else {
+                self.busy_until.max(now)
+            };
             let ser = if bytes == u64::from(self.packet_size) {
                 self.ser_full
             } else {
                 serialisation(bytes, self.bandwidth)
             };
-            self.busy_until = start + ser;
+            if !self.flow {
+                self.busy_until = start + ser;
+            }
             self.stats.injection.record(bytes, ser);
             let msg = (dst, seq, packets, now);
             let pkt = packet_header(self.terminal, self.router_port, msg, bytes as u32);

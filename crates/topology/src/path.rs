@@ -31,12 +31,13 @@
 //! backlog (bytes reserved but not yet sent, plus bytes queued) instead of buffer occupancy and
 //! credits. Buffer occupancy statistics are zero.
 
+use crate::fabric::FabricRoutes;
 use crate::graph::Peer;
 use crate::link::serialisation;
 use crate::network::RouterParams;
-use crate::packet::{NetEvent, Packet, FLAG_DECIDED};
+use crate::packet::{NetEvent, Packet};
 use crate::router::RouterStats;
-use crate::routing::{self, dragonfly::SlotCache, Algo};
+use crate::routing::Algo;
 use crate::topology::Topology;
 use bbsim_engine::{Ctx, LpId, Time};
 use std::cmp::Reverse;
@@ -66,13 +67,10 @@ struct PathPort {
 /// the simulation's LP enum and forward [`NetEvent`]s to [`PathFabric::handle`].
 pub struct PathFabric<P> {
     class: u16,
-    topo: Arc<Topology>,
-    algo: Algo,
-    params: Arc<RouterParams>,
+    /// Port numbering (router `r`'s ports in `links`) and routing.
+    routes: FabricRoutes,
     /// LP of the host owning terminal `t`.
     hosts: Arc<[LpId]>,
-    /// First index of router `r`'s ports in `ports` and `free` (plus the total at the end).
-    base: Vec<u32>,
     /// Per output port: the link's parameters, reservation, wake-up flag and queue, together
     /// (a hop reads all of them; in separate arrays each was its own cold cache line).
     links: Vec<Link<P>>,
@@ -86,12 +84,8 @@ pub struct PathFabric<P> {
     /// beside the heaps so that replaying a router's credits before a routing decision reads
     /// one contiguous array and touches only the heaps that have a credit due.
     next_credit: Vec<Time>,
-    /// Per router: dragonfly global-slot memo.
-    slots: Vec<SlotCache>,
     /// Per router: packets routed and per-port link statistics (no buffer statistics).
     stats: Vec<RouterStats>,
-    /// Scratch: per-port backlog (bytes) of the router deciding a route.
-    load: Vec<u64>,
     /// Packets whose head is on its way to the next router, waiting for their
     /// [`NetEvent::Resume`] (see [`AHEAD_FRACTION`]).
     parked: Vec<Option<Parked<P>>>,
@@ -203,15 +197,12 @@ impl<P> PathFabric<P> {
         params: Arc<RouterParams>,
         hosts: Arc<[LpId]>,
     ) -> Self {
-        let routers = topo.routers();
-        let mut base = Vec::with_capacity(routers as usize + 1);
+        let routes = FabricRoutes::new(topo, algo, params);
+        let topo = &routes.topo;
         let mut ports = Vec::new();
-        let mut stats = Vec::with_capacity(routers as usize);
-        let mut widest = 0;
-        for r in 0..routers {
-            base.push(ports.len() as u32);
+        let mut stats = Vec::with_capacity(topo.routers() as usize);
+        for r in 0..topo.routers() {
             let rp = topo.ports(r);
-            widest = widest.max(rp.len());
             ports.extend(rp.iter().map(|p| PathPort {
                 next: match p.peer {
                     Peer::None => Next::None,
@@ -223,7 +214,6 @@ impl<P> PathFabric<P> {
             }));
             stats.push(RouterStats::with_ports(rp.len()));
         }
-        base.push(ports.len() as u32);
         let n = ports.len();
         let links = ports
             .into_iter()
@@ -236,18 +226,13 @@ impl<P> PathFabric<P> {
             .collect();
         PathFabric {
             class,
-            topo,
-            algo,
-            params,
+            routes,
             hosts,
-            base,
             links,
             load_bytes: vec![0; n],
             credits: (0..n).map(|_| BinaryHeap::new()).collect(),
             next_credit: vec![Time::MAX; n],
-            slots: (0..routers).map(|_| SlotCache::default()).collect(),
             stats,
-            load: vec![0; widest],
             parked: Vec::new(),
             free_slots: Vec::new(),
         }
@@ -278,13 +263,13 @@ impl<P> PathFabric<P> {
     pub fn handle<E: From<NetEvent<P>>>(&mut self, ev: NetEvent<P>, ctx: &mut Ctx<'_, E>) {
         match ev {
             NetEvent::Packet { pkt, payload } => {
-                let Some(src) = self.topo.attachment(pkt.src).copied() else {
+                let Some(src) = self.routes.topo.attachment(pkt.src).copied() else {
                     return; // NICs only send from existing terminals
                 };
                 let now = ctx.now();
                 // The head left the NIC `latency + router_delay` ago; the tail arrives one
                 // serialisation on the terminal link after the head.
-                let head_in = now - self.params.router_delay;
+                let head_in = now - self.routes.params.router_delay;
                 let tail = head_in + serialisation(u64::from(pkt.bytes), src.link.bandwidth);
                 self.arrive(pkt, payload, src.router, (now, tail, u32::MAX), ctx);
             }
@@ -312,13 +297,13 @@ impl<P> PathFabric<P> {
     ) {
         pkt.hops = pkt.hops.saturating_add(1);
         self.stats[r as usize].packets += 1;
-        let dst = self.topo.wiring().terminals[pkt.dst as usize];
+        let dst = self.routes.topo.wiring().terminals[pkt.dst as usize];
         let (port, vc) = if r == dst.router {
             (dst.port, 0)
         } else {
             self.route(r, head, &mut pkt, ctx)
         };
-        let link = self.base[r as usize] + u32::from(port);
+        let link = self.routes.index(r, port);
         let i = link as usize;
         self.load_bytes[i] += u64::from(pkt.cost());
         let w = Waiting {
@@ -354,7 +339,7 @@ impl<P> PathFabric<P> {
         let start = granted.max(w.tail.saturating_sub(ser));
         let end = start + ser;
         self.links[i].free = end;
-        let port = w.link - self.base[w.router as usize];
+        let port = w.link - self.routes.index(w.router, 0);
         self.stats[w.router as usize].links[port as usize].record(bytes, ser);
         let now = ctx.now();
         let cost = w.pkt.cost();
@@ -369,7 +354,7 @@ impl<P> PathFabric<P> {
             Next::Router { router, port } => {
                 pkt.in_port = port;
                 pkt.vc = w.vc;
-                let head = start + p.latency + self.params.router_delay;
+                let head = start + p.latency + self.routes.params.router_delay;
                 let hop = (head, end + p.latency, w.link);
                 if head - now > ser / AHEAD_FRACTION {
                     self.park(pkt, w.payload, router, hop, ctx);
@@ -471,32 +456,12 @@ impl<P> PathFabric<P> {
     /// The output port and VC for `pkt` at router `r` (not its destination router), decided
     /// at `at` on the backlog of `r`'s output links at that time.
     fn route<E>(&mut self, r: u32, at: Time, pkt: &mut Packet, ctx: &mut Ctx<'_, E>) -> (u16, u8) {
-        let (lo, hi) = (
-            self.base[r as usize] as usize,
-            self.base[r as usize + 1] as usize,
-        );
-        let needs_load = match self.algo {
-            Algo::FatTreeAdaptive => true,
-            Algo::DragonflyUgal => pkt.flags & FLAG_DECIDED == 0,
-            _ => false,
-        };
-        if needs_load {
-            for i in lo..hi {
+        if self.routes.needs_load(pkt) {
+            for i in self.routes.ports(r) {
                 self.apply_credits(i, at);
-                self.load[i - lo] = self.load_bytes[i];
             }
         }
-        let dst_router = self.topo.wiring().terminals[pkt.dst as usize].router;
-        routing::route(
-            &self.topo,
-            self.algo,
-            r,
-            dst_router,
-            pkt,
-            &self.load[..hi - lo],
-            ctx.rng(),
-            self.params.ugal_threshold,
-            &mut self.slots[r as usize],
-        )
+        let load = &self.load_bytes;
+        self.routes.route(r, pkt, ctx.rng(), |i| load[i])
     }
 }

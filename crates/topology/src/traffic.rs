@@ -2,6 +2,7 @@
 //! hosts) and its report, so that a network can be studied on its own.
 
 use crate::error::NetError;
+use crate::flow::FlowFabric;
 use crate::network::NetModel;
 use crate::network::{LpLayout, Network, NetworkConfig};
 use crate::nic::{Nic, NicStats};
@@ -245,6 +246,8 @@ pub enum TrafficLp {
     Router(Router<()>),
     /// The path model's fabric (all routers' links in one LP).
     Fabric(PathFabric<()>),
+    /// The flow model's fabric (all routers' links in one LP).
+    Flows(FlowFabric<()>),
     /// A terminal's host.
     Host(TrafficHost),
 }
@@ -268,7 +271,8 @@ impl LogicalProcess for TrafficLp {
         match (self, ev) {
             (TrafficLp::Router(r), TrafficEvent::Net(e)) => r.handle(e, ctx),
             (TrafficLp::Fabric(f), TrafficEvent::Net(e)) => f.handle(e, ctx),
-            (TrafficLp::Fabric(_), TrafficEvent::Generate) => {}
+            (TrafficLp::Flows(f), TrafficEvent::Net(e)) => f.handle(e, ctx),
+            (TrafficLp::Fabric(_) | TrafficLp::Flows(_), TrafficEvent::Generate) => {}
             (TrafficLp::Host(h), ev) => h.handle(ev, ctx),
             (TrafficLp::Router(_), TrafficEvent::Generate) => {}
         }
@@ -276,7 +280,7 @@ impl LogicalProcess for TrafficLp {
 
     fn class(&self) -> u16 {
         match self {
-            TrafficLp::Router(_) | TrafficLp::Fabric(_) => ROUTER_CLASS,
+            TrafficLp::Router(_) | TrafficLp::Fabric(_) | TrafficLp::Flows(_) => ROUTER_CLASS,
             TrafficLp::Host(_) => HOST_CLASS,
         }
     }
@@ -284,7 +288,7 @@ impl LogicalProcess for TrafficLp {
     fn cluster_hint(&self) -> Option<u32> {
         Some(match self {
             TrafficLp::Router(r) => r.cluster_hint(),
-            TrafficLp::Fabric(_) => 0,
+            TrafficLp::Fabric(_) | TrafficLp::Flows(_) => 0,
             TrafficLp::Host(h) => h.cluster,
         })
     }
@@ -293,6 +297,7 @@ impl LogicalProcess for TrafficLp {
         match self {
             TrafficLp::Router(r) => r.label(),
             TrafficLp::Fabric(f) => f.label(),
+            TrafficLp::Flows(f) => f.label(),
             TrafficLp::Host(h) => format!("host of terminal {}", h.nic.terminal()),
         }
     }
@@ -343,6 +348,9 @@ impl TrafficSim {
                 .collect(),
             NetModel::Path => vec![TrafficLp::Fabric(
                 net.build_path_fabric(&layout, ROUTER_CLASS),
+            )],
+            NetModel::Flow => vec![TrafficLp::Flows(
+                net.build_flow_fabric(&layout, ROUTER_CLASS),
             )],
         };
         let perm = match cfg.pattern {
@@ -419,6 +427,7 @@ impl TrafficSim {
             match lp {
                 TrafficLp::Router(r) => all.push((r.id(), r.stats())),
                 TrafficLp::Fabric(f) => all.extend(f.router_stats()),
+                TrafficLp::Flows(f) => all.extend(f.router_stats()),
                 TrafficLp::Host(_) => {}
             }
         }
@@ -480,6 +489,7 @@ impl TrafficSim {
             .map(|lp| match lp {
                 TrafficLp::Router(r) => r.buffered_packets() as u64,
                 TrafficLp::Fabric(f) => f.waiting_packets() as u64,
+                TrafficLp::Flows(f) => f.waiting_packets() as u64,
                 TrafficLp::Host(_) => 0,
             })
             .sum();

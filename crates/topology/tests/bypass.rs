@@ -68,7 +68,7 @@ fn bypassed_messages_never_touch_a_router() {
     for lp in sim.lps() {
         match lp {
             Lp::Router(r) => routed += r.stats().packets,
-            Lp::Fabric(_) => unreachable!("these tests use the packet model"),
+            Lp::Fabric(_) | Lp::Flows(_) => unreachable!("these tests use the packet model"),
             Lp::Host(h) => {
                 bypassed += h.nic.stats().bypassed_messages;
                 injected += h.nic.stats().injection.packets;

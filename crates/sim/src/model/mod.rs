@@ -16,6 +16,7 @@ pub mod resctl;
 use bbsim_engine::time::US;
 use bbsim_engine::{Ctx, LogicalProcess, LpId, Time};
 use bbsim_storage::{PfsBackend, StorageEvent, StorageMsg};
+use bbsim_topology::flow::FlowFabric;
 use bbsim_topology::packet::NetEvent;
 use bbsim_topology::path::PathFabric;
 use bbsim_topology::router::Router;
@@ -187,6 +188,8 @@ pub enum SimLp {
     Router(Box<Router<Payload>>),
     /// The path model's network fabric (all routers' links in one LP).
     Fabric(Box<PathFabric<Payload>>),
+    /// The flow model's network fabric (all routers' links in one LP).
+    Flows(Box<FlowFabric<Payload>>),
     /// A compute node: its NIC, its ranks, and its node-local SSD if any.
     Node(Box<NodeLp>),
     /// A burst-buffer server: its NIC and the server model.
@@ -230,6 +233,11 @@ impl LogicalProcess for SimLp {
                     f.handle(e, ctx);
                 }
             }
+            SimLp::Flows(f) => {
+                if let SimEvent::Net(e) = ev {
+                    f.handle(e, ctx);
+                }
+            }
             SimLp::Node(n) => n.handle(ev, ctx),
             SimLp::Bb(b) => b.handle(ev, ctx),
             SimLp::Io(i) => i.handle(ev, ctx),
@@ -245,7 +253,7 @@ impl LogicalProcess for SimLp {
 
     fn class(&self) -> u16 {
         match self {
-            SimLp::Router(_) | SimLp::Fabric(_) => ROUTER,
+            SimLp::Router(_) | SimLp::Fabric(_) | SimLp::Flows(_) => ROUTER,
             SimLp::Node(_) => NODE,
             SimLp::Bb(_) => BB,
             SimLp::Io(_) => IO,
@@ -257,7 +265,7 @@ impl LogicalProcess for SimLp {
     fn cluster_hint(&self) -> Option<u32> {
         Some(match self {
             SimLp::Router(r) => r.cluster_hint(),
-            SimLp::Fabric(_) => 0,
+            SimLp::Fabric(_) | SimLp::Flows(_) => 0,
             SimLp::Node(n) => n.cluster,
             SimLp::Bb(b) => b.cluster,
             SimLp::Io(i) => i.cluster,
@@ -271,7 +279,7 @@ impl LogicalProcess for SimLp {
     fn prefetch(&self) {
         match self {
             SimLp::Router(r) => bbsim_engine::prefetch(&**r),
-            SimLp::Fabric(_) => {} // one LP, always in cache
+            SimLp::Fabric(_) | SimLp::Flows(_) => {} // one LP, always in cache
             SimLp::Node(n) => bbsim_engine::prefetch(&**n),
             SimLp::Bb(b) => bbsim_engine::prefetch(&**b),
             SimLp::Io(i) => bbsim_engine::prefetch(&**i),
@@ -285,6 +293,7 @@ impl LogicalProcess for SimLp {
         match self {
             SimLp::Router(r) => r.label(),
             SimLp::Fabric(f) => f.label(),
+            SimLp::Flows(f) => f.label(),
             SimLp::Node(n) => format!("compute node {}", n.terminal),
             SimLp::Bb(b) => format!("BB server on terminal {}", b.terminal),
             SimLp::Io(i) => format!("PFS I/O node on terminal {}", i.terminal),

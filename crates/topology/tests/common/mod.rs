@@ -10,8 +10,8 @@ use bbsim_engine::{
 use bbsim_topology::link::serialisation;
 use bbsim_topology::{AriesConfig, DragonflyConfig, FatTreeConfig, TorusConfig};
 use bbsim_topology::{
-    Delivered, LinkParams, LpLayout, NetEvent, NetModel, Network, NetworkConfig, Nic, PathFabric,
-    Router, Routing, TopologyConfig,
+    Delivered, FlowFabric, LinkParams, LpLayout, NetEvent, NetModel, Network, NetworkConfig, Nic,
+    PathFabric, Router, Routing, TopologyConfig,
 };
 
 /// The simulation's event type: network events plus a host timer.
@@ -49,6 +49,7 @@ pub struct Host {
 pub enum Lp {
     Router(Router<u64>),
     Fabric(PathFabric<u64>),
+    Flows(FlowFabric<u64>),
     Host(Host),
 }
 
@@ -67,6 +68,7 @@ impl LogicalProcess for Lp {
         match (self, ev) {
             (Lp::Router(r), Ev::Net(e)) => r.handle(e, ctx),
             (Lp::Fabric(f), Ev::Net(e)) => f.handle(e, ctx),
+            (Lp::Flows(f), Ev::Net(e)) => f.handle(e, ctx),
             (Lp::Host(h), Ev::Net(e)) => {
                 if let Some(d) = h.nic.handle(e, ctx) {
                     h.got.push(d);
@@ -76,7 +78,7 @@ impl LogicalProcess for Lp {
                 let m = h.script[i];
                 h.nic.send_framed(ctx, m.dst, m.bytes, h.header, m.payload);
             }
-            (Lp::Router(_) | Lp::Fabric(_), Ev::Send(_)) => {
+            (Lp::Router(_) | Lp::Fabric(_) | Lp::Flows(_), Ev::Send(_)) => {
                 unreachable!("routers have no timers")
             }
         }
@@ -84,7 +86,7 @@ impl LogicalProcess for Lp {
 
     fn class(&self) -> u16 {
         match self {
-            Lp::Router(_) | Lp::Fabric(_) => 0,
+            Lp::Router(_) | Lp::Fabric(_) | Lp::Flows(_) => 0,
             Lp::Host(_) => 1,
         }
     }
@@ -92,7 +94,7 @@ impl LogicalProcess for Lp {
     fn cluster_hint(&self) -> Option<u32> {
         Some(match self {
             Lp::Router(r) => r.cluster_hint(),
-            Lp::Fabric(_) => 0,
+            Lp::Fabric(_) | Lp::Flows(_) => 0,
             Lp::Host(h) => h.cluster,
         })
     }
@@ -132,6 +134,7 @@ pub fn build_with(
             .map(Lp::Router)
             .collect(),
         NetModel::Path => vec![Lp::Fabric(net.build_path_fabric(&layout, 0))],
+        NetModel::Flow => vec![Lp::Flows(net.build_flow_fabric(&layout, 0))],
     };
     scripts.resize(topo.terminals() as usize, Vec::new());
     for (t, script) in scripts.into_iter().enumerate() {

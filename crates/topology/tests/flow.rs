@@ -1,0 +1,175 @@
+//! The flow model (`network.model = "flow"`): one fabric LP moves each packet as a flow at the
+//! bottleneck share of its route, a terminal's packets one at a time. Checked here: the packet
+//! model's closed-form zero-load latency on every topology; flows into one ejection link share
+//! it equally and end together; a flow that is left alone speeds up to the link's bandwidth
+//! (closed forms of processor sharing); a sender's next packet waits for its previous one; the
+//! fabric drains and keeps the link statistics; results are identical for any thread count.
+
+mod common;
+
+use bbsim_engine::time::{NS, US};
+use bbsim_engine::Time;
+use bbsim_topology::link::serialisation;
+use bbsim_topology::{NetModel, Network, Routing, TopologyConfig};
+use common::{build, net, run, sample_topologies, Lp, Msg};
+
+const BW: u64 = 12_500_000_000;
+
+fn flow_net(topology: TopologyConfig, routing: Routing, packet: u32) -> Network {
+    let mut c = net(topology, routing);
+    c.model = NetModel::Flow;
+    c.packet_size = packet;
+    c.build().expect("builds")
+}
+
+/// Every message arrives at the closed-form zero-load latency of its minimal route (the packet
+/// model's, `docs/network.md`), with its hop count and packet count: one-packet messages with
+/// adaptive routing, and messages of up to ten packets with minimal routing (a message's
+/// packets follow each other at the link's bandwidth, as the packet model pipelines them).
+#[test]
+fn zero_load_latency_is_the_packet_models_closed_form() {
+    for (topology, routing, pairs) in sample_topologies() {
+        let adaptive = flow_net(topology.clone(), routing, 512);
+        common::check_zero_load(&adaptive, common::UNIFORM, &pairs, &[1, 64, 512]);
+        let minimal = flow_net(topology, Routing::Minimal, 512);
+        common::check_zero_load(&minimal, common::UNIFORM, &pairs, &[0, 1, 512, 700, 5_000]);
+    }
+}
+
+/// The sample fat-tree (3 levels, radix 8, 128 terminals).
+fn fat_tree() -> TopologyConfig {
+    sample_topologies().swap_remove(0).0
+}
+
+/// Zero-load latency of a one-packet message over 5 routers (two pods apart) on the sample
+/// fat-tree, without its serialisation: 6 links of 100 ns and 5 router delays of 90 ns.
+const FIVE_HOPS: Time = 6 * 100 * NS + 5 * 90 * NS;
+
+/// Four senders in other pods each send one 1 MiB packet to terminal 0 at once: their four
+/// flows share terminal 0's ejection link equally and all end at four serialisations, so the
+/// four deliveries coincide (processor sharing, where the path model sends them back to
+/// back). The link's statistics count every byte.
+#[test]
+fn flows_into_one_link_share_it_and_end_together() {
+    for routing in [Routing::Minimal, Routing::Adaptive] {
+        let mib = 1 << 20;
+        let net = flow_net(fat_tree(), routing, mib);
+        let senders = [40u32, 60, 90, 120];
+        let mut scripts = vec![Vec::new(); net.terminals() as usize];
+        for (s, &t) in senders.iter().enumerate() {
+            assert_eq!(net.hop_distance(t, 0), Some(5), "senders in other pods");
+            scripts[t as usize] = vec![Msg {
+                at: 0,
+                dst: 0,
+                bytes: u64::from(mib),
+                payload: s as u64,
+            }];
+        }
+        let mut sim = build(&net, scripts, 3);
+        let got = run(&mut sim, 1);
+        assert_eq!(got.len(), 4);
+        let ser = serialisation(u64::from(mib), BW);
+        for d in &got {
+            assert_eq!(d.delivered, 4 * ser + FIVE_HOPS, "{routing:?}: {d:?}");
+        }
+        let Some(Lp::Flows(fabric)) = sim.lps().next() else {
+            panic!("the flow model's LP 0 is the fabric");
+        };
+        assert_eq!(fabric.waiting_packets(), 0, "the fabric drained");
+        let (_, stats) = fabric
+            .router_stats()
+            .find(|(r, _)| Some(*r) == net.topology().router_of(0))
+            .expect("terminal 0's edge switch");
+        let port = usize::from(net.topology().attachment(0).expect("attached").port);
+        assert_eq!(stats.links[port].bytes, 4 * u64::from(mib));
+        assert_eq!(stats.links[port].packets, 4);
+        assert_eq!(stats.links[port].busy, 4 * ser);
+    }
+}
+
+/// Two senders into terminal 0, one with 1 MiB, the other with 2 MiB: both move at half the
+/// link until the first ends at two serialisations of 1 MiB; the other then has 1 MiB left at
+/// the full bandwidth and ends one serialisation later.
+#[test]
+fn a_flow_left_alone_speeds_up() {
+    let mib: u64 = 1 << 20;
+    let net = flow_net(fat_tree(), Routing::Minimal, 4 << 20);
+    let mut scripts = vec![Vec::new(); net.terminals() as usize];
+    for (t, bytes) in [(40usize, mib), (90, 2 * mib)] {
+        scripts[t] = vec![Msg {
+            at: 0,
+            dst: 0,
+            bytes,
+            payload: bytes,
+        }];
+    }
+    let mut sim = build(&net, scripts, 3);
+    let mut got = run(&mut sim, 1);
+    got.sort_by_key(|d| d.delivered);
+    let ser = serialisation(mib, BW);
+    assert_eq!(got[0].payload, mib);
+    assert_eq!(got[0].delivered, 2 * ser + FIVE_HOPS);
+    assert_eq!(got[1].payload, 2 * mib);
+    assert_eq!(got[1].delivered, 3 * ser + FIVE_HOPS);
+}
+
+/// A terminal moves one packet at a time: one sender's three 1 MiB messages to three
+/// different terminals, handed to its NIC at once, arrive one serialisation apart in the
+/// order they were sent (each at the full bandwidth, none sharing a link with another).
+#[test]
+fn a_senders_packets_go_one_at_a_time() {
+    let mib: u64 = 1 << 20;
+    let net = flow_net(fat_tree(), Routing::Minimal, 1 << 20);
+    let mut scripts = vec![Vec::new(); net.terminals() as usize];
+    scripts[40] = (0..3u64)
+        .map(|i| Msg {
+            at: 0,
+            dst: [0, 1, 2][i as usize],
+            bytes: mib,
+            payload: i,
+        })
+        .collect();
+    let mut sim = build(&net, scripts, 3);
+    let mut got = run(&mut sim, 1);
+    got.sort_by_key(|d| d.delivered);
+    let ser = serialisation(mib, BW);
+    let order: Vec<u64> = got.iter().map(|d| d.payload).collect();
+    assert_eq!(order, vec![0, 1, 2]);
+    for (k, d) in got.iter().enumerate() {
+        assert_eq!(d.delivered, (k as Time + 1) * ser + FIVE_HOPS, "{d:?}");
+    }
+}
+
+/// Uniform random traffic with contention: the same deliveries on 1, 2, 3 and 4 threads.
+#[test]
+fn deliveries_are_identical_for_any_thread_count() {
+    let (topology, routing, _) = sample_topologies().swap_remove(1); // dragonfly, UGAL
+    let net = flow_net(topology, routing, 2048);
+    let n = net.terminals() as u64;
+    let scripts: Vec<Vec<Msg>> = (0..n)
+        .map(|t| {
+            (0..8)
+                .map(|i| Msg {
+                    at: i * US / 4,
+                    dst: ((t * 7 + i * 13 + 1) % n) as u32,
+                    bytes: 300 + 7_000 * (i % 3),
+                    payload: t << 8 | i,
+                })
+                .collect()
+        })
+        .collect();
+    let key = |threads| {
+        let mut sim = build(&net, scripts.clone(), 11);
+        let mut got: Vec<(u64, Time, u16)> = run(&mut sim, threads)
+            .iter()
+            .map(|d| (d.payload, d.delivered, d.hops))
+            .collect();
+        got.sort_unstable();
+        got
+    };
+    let one = key(1);
+    assert_eq!(one.len() as u64, n * 8);
+    for threads in [2, 3, 4] {
+        assert_eq!(key(threads), one, "{threads} threads");
+    }
+}
