@@ -32,11 +32,12 @@
 #                              (GTC alone on a global BB: 2.4 GB measured; GTC+S3D+HACC
 #                              about 4-5 GB by that rate; docs/performance.md), so 2 at once
 #                              should fit a 16 GB laptop
-#   STUDY_PACKET_SIZE=size     network packet size (default 64KiB, docs/study.md)
+#   STUDY_PACKET_SIZE=size     network packet size (default 64KiB, docs/study.md; 4MiB with
+#                              STUDY_NETWORK_MODEL=flow)
 #   STUDY_NETWORK_MODEL=packet|path|flow   network.model (default packet: router LPs; path:
 #                              the cheaper path model, docs/network.md 2b, with its known gaps;
-#                              flow: the flow model, 2c, with STUDY_PACKET_SIZE=4MiB so that
-#                              each message is one flow; experimental, docs/study.md)
+#                              flow: the flow model, 2c, with 4 MiB packets by default so
+#                              that each message is one flow; experimental, docs/study.md)
 #   STUDY_SSD_MODEL=per-ssd|array     burst_buffer.ssd_model (default per-ssd; array: one pooled
 #                              device per BB server, docs/storage.md, optimistic)
 #   STUDY_SYSTEMS, STUDY_PLACEMENTS, STUDY_MIXES   space-separated subsets of the above
@@ -130,8 +131,10 @@ PLACEMENTS=${STUDY_PLACEMENTS:-$STUDY_ALL_PLACEMENTS}
 MIXES=${STUDY_MIXES:-$STUDY_ALL_MIXES}
 OVH_FATTREE=${STUDY_OVERHEADS_FATTREE:-0us,20us,45us}
 OVH_DRAGONFLY=${STUDY_OVERHEADS_DRAGONFLY:-0us,25us,45us}
-PACKET=${STUDY_PACKET_SIZE:-64KiB}
 NET_MODEL=${STUDY_NETWORK_MODEL:-packet}
+# The flow model moves each packet as one flow: whole-message packets (the study's largest
+# server piece is HACC's 2 MiB) unless a size is given.
+if [ "$NET_MODEL" = flow ]; then PACKET=${STUDY_PACKET_SIZE:-4MiB}; else PACKET=${STUDY_PACKET_SIZE:-64KiB}; fi
 SSD_MODEL=${STUDY_SSD_MODEL:-per-ssd}
 case $NET_MODEL in packet | path | flow) ;; *) die "STUDY_NETWORK_MODEL=$NET_MODEL: expected packet, path or flow" ;; esac
 case $SSD_MODEL in per-ssd | array) ;; *) die "STUDY_SSD_MODEL=$SSD_MODEL: expected per-ssd or array" ;; esac

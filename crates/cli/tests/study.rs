@@ -162,6 +162,8 @@ fn reproduce_script_passes_the_model_settings_on() {
         serde_json::from_str(&std::fs::read_to_string(&summary).expect("summary.json"))
             .expect("JSON");
     assert_eq!(s["scenario"]["network"]["model"], "flow");
+    // Whole-message packets unless STUDY_PACKET_SIZE says otherwise.
+    assert_eq!(s["scenario"]["simulation"]["packet_size"], "4MiB");
     let bad = run("fluid", "per-ssd", &out.join("bad"));
     assert!(!bad.status.success());
     let e = String::from_utf8_lossy(&bad.stderr);
