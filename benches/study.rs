@@ -7,6 +7,9 @@
 //! docs/performance.md); each iteration assembles the model (stripe sets of all 1,280 nodes
 //! included), runs it and reduces the results.
 //!
+//! A second case runs the same with the experimental flow model (`network.model = "flow"`,
+//! 4 MiB packets: one flow per message, docs/network.md §2c), to track what it saves.
+//!
 //! Run with `cargo bench -p bbsim-benches --bench study`.
 
 // `criterion_group!` generates an undocumented public function.
@@ -31,6 +34,18 @@ fn study_gtc(c: &mut Criterion) {
         load_scenario(&path, &["jobs.0.bytes_per_rank=4MB".to_string()]).expect("gtc loads");
     g.bench_function("gtc_summit_global_4MB_per_rank", |b| {
         b.iter(|| bbsim_benches::run_scenario_once(&loaded))
+    });
+    let flow = load_scenario(
+        &path,
+        &[
+            "jobs.0.bytes_per_rank=4MB".to_string(),
+            "network.model=flow".to_string(),
+            "simulation.packet_size=4MiB".to_string(),
+        ],
+    )
+    .expect("gtc loads with the flow model");
+    g.bench_function("gtc_summit_global_4MB_per_rank_flow_model", |b| {
+        b.iter(|| bbsim_benches::run_scenario_once(&flow))
     });
     g.finish();
 }
