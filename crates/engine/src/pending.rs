@@ -508,8 +508,9 @@ const RING_SUBDIVISION: u64 = 2;
 /// A lazily sorted bucket ring.
 ///
 /// Events fall into buckets of fixed width by receive time; a bucket is sorted only when the
-/// executor reaches it. Events beyond the ring's horizon wait in an unsorted overflow list and
-/// move into the ring as it advances. Events pushed into the bucket being drained (intra-window
+/// executor reaches it. Events beyond the ring's horizon wait in an overflow heap (a
+/// [`HeapSet`]: 16-byte entries, the bodies left in place) and move into the ring as it
+/// advances. Events pushed into the bucket being drained (intra-window
 /// self-events) go to a small heap merged with the sorted bucket on pop.
 pub struct BucketRing<E> {
     width: Time,
@@ -523,13 +524,13 @@ pub struct BucketRing<E> {
     /// Late arrivals at or before the current bucket.
     late: BinaryHeap<Reverse<Event<E>>>,
     /// Events at or beyond the ring horizon, ordered by key.
-    overflow: BinaryHeap<Reverse<Event<E>>>,
+    overflow: HeapSet<E>,
     /// Events in the ring buckets (not current, late or overflow).
     in_ring: usize,
     len: usize,
 }
 
-impl<E> BucketRing<E> {
+impl<E: Send> BucketRing<E> {
     #[inline]
     fn bucket_of(&self, t: Time) -> u64 {
         t >> self.shift
@@ -544,18 +545,18 @@ impl<E> BucketRing<E> {
             self.buckets[(b as usize) & (RING_BUCKETS - 1)].push(ev);
             self.in_ring += 1;
         } else {
-            self.overflow.push(Reverse(ev));
+            self.overflow.push(ev);
         }
     }
 
     /// Moves overflow events that now fall inside the ring horizon into their buckets.
     fn refill_from_overflow(&mut self) {
         let horizon = self.cur.saturating_add(RING_BUCKETS as u64);
-        while let Some(Reverse(ev)) = self.overflow.peek() {
-            if self.bucket_of(ev.time()) >= horizon {
+        while let Some(t) = self.overflow.next_time() {
+            if self.bucket_of(t) >= horizon {
                 break;
             }
-            if let Some(Reverse(ev)) = self.overflow.pop() {
+            if let Some(ev) = self.overflow.pop_before(Time::MAX) {
                 self.place(ev);
             }
         }
@@ -566,14 +567,11 @@ impl<E> BucketRing<E> {
     fn advance(&mut self, limit: Time) -> bool {
         loop {
             if self.in_ring == 0 {
-                if self.overflow.is_empty() {
-                    return false;
-                }
                 // Jump straight to the overflow's first bucket (skip idle time).
-                let Some(Reverse(first)) = self.overflow.peek() else {
+                let Some(first) = self.overflow.next_time() else {
                     return false;
                 };
-                let target = self.bucket_of(first.time());
+                let target = self.bucket_of(first);
                 if target.saturating_mul(self.width) >= limit {
                     return false;
                 }
@@ -614,7 +612,7 @@ impl<E: Send> PendingSet<E> for BucketRing<E> {
             cur: 0,
             current: Vec::new(),
             late: BinaryHeap::new(),
-            overflow: BinaryHeap::new(),
+            overflow: HeapSet::new(lookahead),
             in_ring: 0,
             len: 0,
         }
