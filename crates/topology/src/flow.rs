@@ -32,6 +32,7 @@
 //! once, when the flow ends. Buffer-occupancy statistics are zero; a link's busy time is its
 //! bytes at its full bandwidth.
 
+use crate::end_heap::EndHeap;
 use crate::fabric::FabricRoutes;
 use crate::graph::Peer;
 use crate::link::serialisation;
@@ -41,8 +42,7 @@ use crate::router::RouterStats;
 use crate::routing::Algo;
 use crate::topology::Topology;
 use bbsim_engine::{Ctx, LpId, Time};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Picoseconds per second: remaining work is in bytes × this, so that a rate in bytes per
@@ -76,8 +76,6 @@ struct Flow<P> {
     den: u128,
     /// When `rem` was last brought up to date (ps).
     updated: Time,
-    /// Bumped at every new end time; ends in the heap with an older version are stale.
-    version: u32,
     /// From the flow's end to its delivery (ps): the route's link latencies and the router
     /// delays after the first router.
     tail: Time,
@@ -100,8 +98,8 @@ pub struct FlowFabric<P> {
     sending: Vec<bool>,
     /// Per terminal: packets waiting for its flow to end, in the order its NIC sent them.
     waiting: Vec<VecDeque<(Packet, Option<P>)>>,
-    /// Flow ends (time, flow id, version), earliest first; stale entries are skipped.
-    ends: BinaryHeap<Reverse<(Time, u32, u32)>>,
+    /// Flow ends (time, flow id), earliest first, one per moving flow.
+    ends: EndHeap,
     /// When the pending wake-up is due (`Time::MAX`: none).
     wake_at: Time,
     /// Per flow id: the last recomputation that visited it (to visit each flow once).
@@ -148,7 +146,7 @@ impl<P> FlowFabric<P> {
             free_ids: Vec::new(),
             sending: vec![false; terminals],
             waiting: (0..terminals).map(|_| VecDeque::new()).collect(),
-            ends: BinaryHeap::new(),
+            ends: EndHeap::default(),
             wake_at: Time::MAX,
             seen: Vec::new(),
             pass: 0,
@@ -270,7 +268,6 @@ impl<P> FlowFabric<P> {
             num: 0,
             den: 1,
             updated: now,
-            version: 0,
             tail,
         });
         self.rerate(id, now);
@@ -279,6 +276,7 @@ impl<P> FlowFabric<P> {
     /// Ends flow `id` now: delivers its packet, starts its terminal's next one and gives the
     /// flows that shared its links their new rates.
     fn end<E: From<NetEvent<P>>>(&mut self, id: u32, ctx: &mut Ctx<'_, E>) {
+        self.ends.remove(id);
         let Some(f) = self.flows[id as usize].take() else {
             return;
         };
@@ -358,38 +356,24 @@ impl<P> FlowFabric<P> {
         }
         f.updated = now;
         (f.num, f.den) = (num, den);
-        f.version = f.version.wrapping_add(1);
         let left = u64::try_from((f.rem * den).div_ceil(num)).unwrap_or(Time::MAX);
-        self.ends
-            .push(Reverse((now.saturating_add(left), g, f.version)));
+        self.ends.set(g, now.saturating_add(left));
     }
 
     /// Ends every flow due by now, earliest first.
     fn end_due<E: From<NetEvent<P>>>(&mut self, ctx: &mut Ctx<'_, E>) {
         let now = ctx.now();
-        while let Some(&Reverse((at, id, version))) = self.ends.peek() {
+        while let Some((at, id)) = self.ends.peek() {
             if at > now {
                 break;
             }
-            self.ends.pop();
-            let live = matches!(&self.flows[id as usize], Some(f) if f.version == version);
-            if live {
-                self.end(id, ctx);
-            }
+            self.end(id, ctx);
         }
     }
 
-    /// Drops stale ends from the top of the heap and schedules a wake-up for the earliest
-    /// live one unless one is due no later.
+    /// Schedules a wake-up for the earliest flow end unless one is due no later.
     fn schedule_wake<E: From<NetEvent<P>>>(&mut self, ctx: &mut Ctx<'_, E>) {
-        while let Some(&Reverse((_, id, version))) = self.ends.peek() {
-            let live = matches!(&self.flows[id as usize], Some(f) if f.version == version);
-            if live {
-                break;
-            }
-            self.ends.pop();
-        }
-        if let Some(&Reverse((at, _, _))) = self.ends.peek() {
+        if let Some((at, _)) = self.ends.peek() {
             if at < self.wake_at {
                 self.wake_at = at;
                 let delay = at - ctx.now();

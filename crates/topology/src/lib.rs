@@ -20,6 +20,7 @@ pub mod aries;
 pub mod attach;
 pub mod bypass;
 pub mod dragonfly;
+mod end_heap;
 pub mod error;
 mod fabric;
 pub mod fattree;

@@ -113,6 +113,53 @@ fn a_flow_left_alone_speeds_up() {
     assert_eq!(got[1].delivered, 3 * ser + FIVE_HOPS);
 }
 
+/// A flow whose end moved earlier leaves no trace once it ends, even when a later flow takes
+/// its id: Y (1 MiB, its sender's LP first) and X (2 MiB) share terminal 0's link until Y
+/// ends at two serialisations of 1 MiB; X, alone, ends one serialisation later, before the
+/// end it was first given (four).
+/// W, between two other terminals, ends at 3.5 and keeps that first end out of sight. Z
+/// (2 MiB) then starts just after X ended, takes X's flow id and must move alone at the full
+/// bandwidth: two serialisations from its start, not at X's superseded end.
+#[test]
+fn a_reused_flow_id_gets_its_own_end() {
+    let mib: u64 = 1 << 20;
+    let ser = serialisation(mib, BW);
+    let net = flow_net(fat_tree(), Routing::Minimal, 4 << 20);
+    assert_eq!(
+        net.hop_distance(100, 101),
+        Some(1),
+        "W stays on one edge switch"
+    );
+    let z_at = 3 * ser + 1_000;
+    let mut scripts = vec![Vec::new(); net.terminals() as usize];
+    for (t, at, dst, bytes, name) in [
+        (40usize, 0, 0u32, mib, b'Y'),
+        (90, 0, 0, 2 * mib, b'X'),
+        (100, 0, 101, 7 * mib / 2, b'W'),
+        (60, z_at, 0, 2 * mib, b'Z'),
+    ] {
+        scripts[t] = vec![Msg {
+            at,
+            dst,
+            bytes,
+            payload: u64::from(name),
+        }];
+    }
+    let mut sim = build(&net, scripts, 3);
+    let got = run(&mut sim, 1);
+    let at = |name: u8| {
+        got.iter()
+            .find(|d| d.payload == u64::from(name))
+            .map(|d| d.delivered)
+            .expect("delivered")
+    };
+    assert_eq!(at(b'Y'), 2 * ser + FIVE_HOPS);
+    assert_eq!(at(b'X'), 3 * ser + FIVE_HOPS);
+    let one_hop = 2 * 100 * NS + 90 * NS;
+    assert_eq!(at(b'W'), serialisation(7 * mib / 2, BW) + one_hop);
+    assert_eq!(at(b'Z'), z_at + 2 * ser + FIVE_HOPS);
+}
+
 /// A terminal moves one packet at a time: one sender's three 1 MiB messages to three
 /// different terminals, handed to its NIC at once, arrive one serialisation apart in the
 /// order they were sent (each at the full bandwidth, none sharing a link with another).
