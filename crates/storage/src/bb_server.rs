@@ -37,6 +37,7 @@ use crate::drain::{DrainConfig, DrainPolicy, Pacer};
 use crate::error::{positive, ConfigError};
 use crate::event::StorageEvent;
 use crate::intervals::Intervals;
+use crate::op_table::OpTable;
 use crate::request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, RequestKind, StorageMsg};
 use crate::ssd::{SizeBin, Ssd, SsdBatch, SsdCompletion, SsdConfig, SsdPiece, SsdRequest};
 use crate::unit_map::{UnitKey, UnitMap};
@@ -396,7 +397,6 @@ struct StageIn {
 #[derive(Debug)]
 struct Group {
     ssd: usize,
-    tag: u64,
     pieces: SmallVec<[SsdPiece; 2]>,
     keys: UnitKeys,
     staged: u64,
@@ -456,7 +456,7 @@ pub struct BbServer {
     thread_queue: VecDeque<u64>,
     stalled: VecDeque<u64>,
     staging_used: u64,
-    ssd_ops: FxHashMap<u64, SsdOp>,
+    ssd_ops: OpTable<SsdOp>,
     pfs_ops: FxHashMap<u64, PfsOp>,
     /// Per allocation, its units waiting to drain, oldest first, as (file, unit index): 16
     /// bytes each, as every unit written is queued here.
@@ -533,6 +533,33 @@ impl Iterator for OpPieces {
     }
 }
 
+/// A unit `key` whose writes or drain may have finished: if none is left, queues it for
+/// draining (once) when it holds dirty data. Returns whether it must be evicted instead
+/// (deleted while busy, or drained and clean when `evict_clean`).
+fn settle(
+    u: &mut Unit,
+    key: UnitKey,
+    evict_clean: bool,
+    drain_fifo: &mut BTreeMap<u32, VecDeque<(u64, u64)>>,
+) -> bool {
+    if u.pending_writes > 0 || u.draining > 0 {
+        return false;
+    }
+    if u.flags.has(UnitFlags::DOOMED)
+        || (evict_clean && u.dirty.is_empty() && u.flags.has(UnitFlags::DRAINED))
+    {
+        return true;
+    }
+    if !u.dirty.is_empty() && !u.flags.has(UnitFlags::QUEUED) {
+        u.flags.set(UnitFlags::QUEUED, true);
+        drain_fifo
+            .entry(key.0)
+            .or_default()
+            .push_back((key.1, key.2));
+    }
+    false
+}
+
 impl BbServer {
     /// A server at network endpoint `me` that drains, spills and stages in through the PFS
     /// I/O nodes `pfs_targets` (file `f` uses `pfs_targets[f mod len]`).
@@ -577,7 +604,7 @@ impl BbServer {
             thread_queue: VecDeque::new(),
             stalled: VecDeque::new(),
             staging_used: 0,
-            ssd_ops: FxHashMap::default(),
+            ssd_ops: OpTable::default(),
             pfs_ops: FxHashMap::default(),
             drain_fifo: BTreeMap::new(),
             ended: BTreeSet::new(),
@@ -790,10 +817,11 @@ impl BbServer {
                 }
             }
         }
-        let tag = self.fresh_id();
+        // A device request consumes a request id, as it did when ids were its tags: the ids
+        // of later requests (and so the PFS requests' ids) keep their numbering.
+        self.fresh_id();
         groups.push(Group {
             ssd,
-            tag,
             pieces: SmallVec::new(),
             keys: SmallVec::new(),
             staged: 0,
@@ -951,16 +979,13 @@ impl BbServer {
         }
         self.clear_groups(&groups);
         for g in groups {
-            self.ssd_ops.insert(
-                g.tag,
-                SsdOp::Write {
-                    active: id,
-                    keys: g.keys,
-                    staged: g.staged,
-                },
-            );
+            let tag = self.ssd_ops.insert(SsdOp::Write {
+                active: id,
+                keys: g.keys,
+                staged: g.staged,
+            });
             let batch = SsdBatch {
-                tag: g.tag,
+                tag,
                 op: IoOp::Write,
                 stream: req.stream,
                 pieces: &g.pieces,
@@ -1005,10 +1030,9 @@ impl BbServer {
         self.clear_groups(&groups);
         for g in groups {
             let pieces = u32::try_from(g.pieces.len()).unwrap_or(u32::MAX);
-            self.ssd_ops
-                .insert(g.tag, SsdOp::Read { active: id, pieces });
+            let tag = self.ssd_ops.insert(SsdOp::Read { active: id, pieces });
             let batch = SsdBatch {
-                tag: g.tag,
+                tag,
                 op: IoOp::Read,
                 stream: req.stream,
                 pieces: &g.pieces,
@@ -1116,7 +1140,7 @@ impl BbServer {
         ctx: &mut Ctx<'_, E>,
         out: &mut Vec<BbAction>,
     ) {
-        let Some(op) = self.ssd_ops.remove(&c.tag) else {
+        let Some(op) = self.ssd_ops.remove(c.tag) else {
             return;
         };
         match op {
@@ -1127,10 +1151,13 @@ impl BbServer {
             } => {
                 self.staging_used -= staged;
                 for &key in &keys {
-                    if let Some(u) = self.units.get_mut(&key) {
-                        u.pending_writes -= 1;
+                    let Some(u) = self.units.get_mut(&key) else {
+                        continue;
+                    };
+                    u.pending_writes -= 1;
+                    if settle(u, key, self.cfg.drain.evict, &mut self.drain_fifo) {
+                        self.evict(key, ctx);
                     }
-                    self.unit_settled(key, ctx);
                 }
                 let n = u32::try_from(keys.len()).unwrap_or(u32::MAX);
                 self.pieces_done(active, n, ctx, out);
@@ -1187,21 +1214,8 @@ impl BbServer {
         let Some(u) = self.units.get_mut(&key) else {
             return;
         };
-        if u.pending_writes > 0 || u.draining > 0 {
-            return;
-        }
-        if u.flags.has(UnitFlags::DOOMED)
-            || (self.cfg.drain.evict && u.dirty.is_empty() && u.flags.has(UnitFlags::DRAINED))
-        {
+        if settle(u, key, self.cfg.drain.evict, &mut self.drain_fifo) {
             self.evict(key, ctx);
-            return;
-        }
-        if !u.dirty.is_empty() && !u.flags.has(UnitFlags::QUEUED) {
-            u.flags.set(UnitFlags::QUEUED, true);
-            self.drain_fifo
-                .entry(key.0)
-                .or_default()
-                .push_back((key.1, key.2));
         }
     }
 
@@ -1384,17 +1398,14 @@ impl BbServer {
             self.counters.drain_handed += bytes;
             self.pacer.start(now, bytes, bw);
             self.mover_outstanding += 1;
-            let op = self.fresh_id();
-            self.ssd_ops.insert(
-                op,
-                SsdOp::DrainRead {
-                    key: k,
-                    bytes,
-                    offset,
-                },
-            );
+            self.fresh_id(); // as when the id was the tag (see `group_for`)
+            let tag = self.ssd_ops.insert(SsdOp::DrainRead {
+                key: k,
+                bytes,
+                offset,
+            });
             let r = SsdRequest {
-                tag: op,
+                tag,
                 op: IoOp::Read,
                 offset: u64::from(lba) * unit_bytes + (offset - k.2 * unit_bytes),
                 len: bytes,

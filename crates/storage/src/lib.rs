@@ -23,6 +23,7 @@ pub mod error;
 pub mod event;
 pub mod fluid;
 pub mod intervals;
+mod op_table;
 pub mod pfs;
 pub mod placement;
 pub mod request;
