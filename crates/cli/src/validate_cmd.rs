@@ -40,10 +40,12 @@ pub fn run(a: &ValidateArgs) -> Result<(), String> {
     println!(
         "  {:<24} {} network model, {} packets, {}",
         "granularity",
-        match l.scenario.network.model {
-            bbsim_topology::NetModel::Packet => "packet",
-            bbsim_topology::NetModel::Path => "path",
-            bbsim_topology::NetModel::Flow => "flow",
+        match (l.scenario.network.model, l.scenario.network.flow_window) {
+            (bbsim_topology::NetModel::Packet, _) => "packet".to_string(),
+            (bbsim_topology::NetModel::Path, _) => "path".to_string(),
+            (bbsim_topology::NetModel::Flow, None | Some(1)) => "flow".to_string(),
+            (bbsim_topology::NetModel::Flow, Some(w)) =>
+                format!("flow (up to {w} packets moving per terminal)"),
         },
         format_bytes(sim.packet_size.0),
         trains

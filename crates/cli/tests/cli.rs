@@ -125,6 +125,8 @@ fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
         "simulation.packet_size=1MiB",
         "--set",
         "network.bypass_max=64B",
+        "--set",
+        "network.flow_window=4",
     ];
     let node_local_drain: &[&str] = &[
         "--set",
@@ -478,6 +480,21 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             data("tiny-dragonfly.toml"),
             vec!["--set", "network.model=fluid"],
             vec!["network.model", "packet", "path", "flow"],
+        ),
+        (
+            data("tiny-dragonfly.toml"),
+            vec!["--set", "network.flow_window=2"],
+            vec!["`network.flow_window`", "flow model only"],
+        ),
+        (
+            data("tiny-dragonfly.toml"),
+            vec![
+                "--set",
+                "network.model=flow",
+                "--set",
+                "network.flow_window=0",
+            ],
+            vec!["`network.flow_window`", "1 to 64"],
         ),
         (
             data("tiny-fattree.toml"),

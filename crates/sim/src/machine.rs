@@ -520,6 +520,21 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
     cfg.buffer_packets = buffer_packets;
     cfg.router_delay = n.router_delay.0;
     cfg.model = n.model;
+    if let Some(w) = n.flow_window {
+        if n.model != bbsim_topology::NetModel::Flow {
+            return Err(map.error_at(
+                "network.flow_window",
+                "applies to the flow model only (set network.model = \"flow\" or remove it)",
+            ));
+        }
+        if !(1..=bbsim_topology::MAX_FLOW_WINDOW).contains(&w) {
+            return Err(map.error_at(
+                "network.flow_window",
+                "must be 1 to 64 packets per terminal",
+            ));
+        }
+        cfg.flow_window = w;
+    }
     cfg.bypass_max = match n.bypass_max {
         Some(b) => Some(
             u32::try_from(b.0)

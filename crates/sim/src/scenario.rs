@@ -208,6 +208,12 @@ pub struct NetworkSection {
     /// whole-message packets).
     #[serde(default)]
     pub model: bbsim_topology::NetModel,
+    /// Flow model only (`model = "flow"`): packets a terminal may have moving at once,
+    /// sharing its injection link, 1 to 64 (default 1: one at a time). A window above 1 lets
+    /// a NIC move on to its next packet while one is held up behind a congested link, as the
+    /// packet model's router buffers do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_window: Option<u16>,
 }
 
 impl NetworkSection {

@@ -5,9 +5,13 @@
 //!
 //! Each NIC hands its packets to one fabric LP as soon as it has them, `latency +
 //! router_delay` later (when the head would be routed at the first router). The fabric keeps
-//! every terminal's packets in the order its NIC sent them and moves one at a time per
-//! terminal, as a NIC injects one packet after another: a terminal's next packet starts when
-//! the previous one has left. A packet that starts is routed at once through every router of
+//! every terminal's packets in the order its NIC sent them and moves at most `window` of them
+//! at a time per terminal (by default one, as a NIC injects one packet after another): a
+//! terminal's next packet starts when one of its moving packets has left. With a window of
+//! `w > 1` a terminal's moving flows share its injection link (each gets at most its
+//! bandwidth / the number moving), so a packet held up behind a congested link no longer
+//! holds back the terminal's later packets to other destinations, as the packet model's
+//! buffers let a NIC move on while a piece drains. A packet that starts is routed at once through every router of
 //! its route with the topology's routing algorithm (adaptive choices see, per output link, the
 //! bytes of the flows crossing it) and becomes a flow over the route's links plus its
 //! terminal's injection link. Every flow moves at the **bottleneck share** of its route: the
@@ -25,8 +29,8 @@
 //! bandwidth). Remaining work is kept in byte·10¹² units and rates as exact fractions, so a
 //! lone flow takes exactly [`serialisation`] of its bytes.
 //!
-//! What it does not model: buffers, credits and back-pressure beyond the one-packet-at-a-time
-//! order per terminal (a slowed flow holds its terminal's next packets back, nothing else);
+//! What it does not model: buffers, credits and back-pressure beyond the window per terminal
+//! (slowed flows hold their terminal's next packets back, nothing else);
 //! the unused share of a link whose flows are bound elsewhere is not handed to the others
 //! (the bottleneck share is not max-min fair); a packet's bytes reach the destination all at
 //! once, when the flow ends. Buffer-occupancy statistics are zero; a link's busy time is its
@@ -69,6 +73,8 @@ struct Flow<P> {
     links: Vec<u32>,
     /// Its terminal's injection bandwidth (bytes/s).
     injection: u64,
+    /// Its terminal (index into `moving`).
+    src: u32,
     /// Remaining work (bytes × 10¹²).
     rem: u128,
     /// Rate as `num / den` bytes per second.
@@ -94,8 +100,10 @@ pub struct FlowFabric<P> {
     /// Flows by id (`None`: a free slot).
     flows: Vec<Option<Flow<P>>>,
     free_ids: Vec<u32>,
-    /// Per terminal: a flow of it is moving.
-    sending: Vec<bool>,
+    /// Per terminal: its moving flows (at most `window`), which share its injection link.
+    moving: Vec<Vec<u32>>,
+    /// Flows a terminal may have moving at once (at least 1).
+    window: usize,
     /// Per terminal: packets waiting for its flow to end, in the order its NIC sent them.
     waiting: Vec<VecDeque<(Packet, Option<P>)>>,
     /// Flow ends (time, flow id), earliest first, one per moving flow.
@@ -117,6 +125,7 @@ impl<P> FlowFabric<P> {
         algo: Algo,
         params: Arc<RouterParams>,
         hosts: Arc<[LpId]>,
+        window: u16,
     ) -> Self {
         let routes = FabricRoutes::new(topo, algo, params);
         let topo = &routes.topo;
@@ -144,7 +153,8 @@ impl<P> FlowFabric<P> {
             links,
             flows: Vec::new(),
             free_ids: Vec::new(),
-            sending: vec![false; terminals],
+            moving: vec![Vec::new(); terminals],
+            window: usize::from(window.max(1)),
             waiting: (0..terminals).map(|_| VecDeque::new()).collect(),
             ends: EndHeap::default(),
             wake_at: Time::MAX,
@@ -180,10 +190,10 @@ impl<P> FlowFabric<P> {
         match ev {
             NetEvent::Packet { pkt, payload } => {
                 let src = pkt.src as usize;
-                if src >= self.sending.len() {
+                if src >= self.moving.len() {
                     return; // NICs only send from existing terminals
                 }
-                if self.sending[src] {
+                if self.moving[src].len() >= self.window {
                     self.waiting[src].push_back((pkt, payload));
                 } else {
                     self.start(pkt, payload, ctx);
@@ -258,12 +268,14 @@ impl<P> FlowFabric<P> {
         for &l in &links {
             self.links[l as usize].flows.push(id);
         }
-        self.sending[pkt.src as usize] = true;
+        let terminal = pkt.src;
+        self.moving[terminal as usize].push(id);
         self.flows[id as usize] = Some(Flow {
             pkt,
             payload,
             links,
             injection: src.link.bandwidth,
+            src: terminal,
             rem: u128::from(bytes) * PS_PER_SEC,
             num: 0,
             den: 1,
@@ -296,28 +308,43 @@ impl<P> FlowFabric<P> {
             payload: f.payload,
         };
         ctx.send(host, f.tail, E::from(ev));
-        self.sending[src] = false;
+        let moving = &mut self.moving[src];
+        if let Some(k) = moving.iter().position(|&g| g == id) {
+            moving.remove(k);
+        }
         let now = ctx.now();
-        self.rerate_links(&f.links, now);
-        if let Some((pkt, payload)) = self.waiting[src].pop_front() {
-            self.start(pkt, payload, ctx);
+        self.rerate_links(&f.links, f.src, now);
+        if self.moving[src].len() < self.window {
+            if let Some((pkt, payload)) = self.waiting[src].pop_front() {
+                self.start(pkt, payload, ctx);
+            }
         }
     }
 
     /// Gives the flow `id` and every flow sharing a link with it its bottleneck share at
     /// `now`.
     fn rerate(&mut self, id: u32, now: Time) {
-        let links = match &self.flows[id as usize] {
-            Some(f) => f.links.clone(),
+        let (links, src) = match &self.flows[id as usize] {
+            Some(f) => (f.links.clone(), f.src),
             None => return,
         };
-        self.rerate_links(&links, now);
+        self.rerate_links(&links, src, now);
     }
 
-    /// Gives every flow crossing one of `links` its bottleneck share at `now`, each once.
-    fn rerate_links(&mut self, links: &[u32], now: Time) {
+    /// Gives every flow crossing one of `links` or moving from terminal `src` (they share its
+    /// injection link) its bottleneck share at `now`, each once.
+    fn rerate_links(&mut self, links: &[u32], src: u32, now: Time) {
         self.pass = self.pass.wrapping_add(1);
         let pass = self.pass;
+        if self.window > 1 {
+            for k in 0..self.moving[src as usize].len() {
+                let g = self.moving[src as usize][k];
+                if self.seen[g as usize] != pass {
+                    self.seen[g as usize] = pass;
+                    self.set_rate(g, now);
+                }
+            }
+        }
         for &l in links {
             for k in 0..self.links[l as usize].flows.len() {
                 let g = self.links[l as usize].flows[k];
@@ -337,9 +364,10 @@ impl<P> FlowFabric<P> {
         let Some(f) = self.flows[g as usize].as_mut() else {
             return;
         };
-        // The least of bandwidth / flows over the injection link (this flow alone) and the
-        // route's links, as an exact fraction.
-        let (mut num, mut den) = (u128::from(f.injection), 1u128);
+        // The least of bandwidth / flows over the injection link (this flow and its
+        // terminal's other moving flows) and the route's links, as an exact fraction.
+        let sharing = self.moving[f.src as usize].len().max(1) as u128;
+        let (mut num, mut den) = (u128::from(f.injection), sharing);
         for &l in &f.links {
             let l = &links[l as usize];
             let (n, d) = (u128::from(l.bandwidth), l.flows.len() as u128);

@@ -48,7 +48,7 @@ pub use flow::FlowFabric;
 pub use link::{LinkClass, LinkParams, LinkStats};
 pub use metrics::TopologySummary;
 pub use network::{
-    LpLayout, NetModel, Network, NetworkConfig, RouterParams, MAX_HEADER_BYTES,
+    LpLayout, NetModel, Network, NetworkConfig, RouterParams, MAX_FLOW_WINDOW, MAX_HEADER_BYTES,
     MAX_PACKET_SERIALISATION, MAX_PACKET_SIZE,
 };
 pub use nic::{Nic, NicStats};

@@ -111,6 +111,18 @@ pub struct NetworkConfig {
     /// Packet model (router LPs, the default) or path model (one fabric LP).
     #[serde(default)]
     pub model: NetModel,
+    /// Flow model only: packets a terminal may have moving at once, sharing its injection
+    /// link (at least 1; 1, the default, moves a terminal's packets one at a time).
+    #[serde(default = "default_flow_window")]
+    pub flow_window: u16,
+}
+
+/// The largest flow window (packets moving at once per terminal).
+pub const MAX_FLOW_WINDOW: u16 = 64;
+
+/// The flow model's default window: one packet at a time per terminal.
+fn default_flow_window() -> u16 {
+    1
 }
 
 impl NetworkConfig {
@@ -127,6 +139,7 @@ impl NetworkConfig {
             extras: Vec::new(),
             bypass_max: None,
             model: NetModel::Packet,
+            flow_window: default_flow_window(),
         }
     }
 
@@ -259,6 +272,20 @@ impl Network {
             ));
         }
         at_least("buffer_packets", u64::from(cfg.buffer_packets), 1)?;
+        if !(1..=MAX_FLOW_WINDOW).contains(&cfg.flow_window) {
+            return Err(NetError::invalid(
+                "flow_window",
+                format!("1 to {MAX_FLOW_WINDOW} packets per terminal"),
+                cfg.flow_window,
+            ));
+        }
+        if cfg.flow_window > 1 && cfg.model != NetModel::Flow {
+            return Err(NetError::invalid(
+                "flow_window",
+                "1 unless the network model is \"flow\" (it is the flow model's window)",
+                cfg.flow_window,
+            ));
+        }
         let buffer_bytes = u64::from(cfg.buffer_packets) * u64::from(cfg.packet_size)
             + u64::from(MAX_HEADER_BYTES);
         let buffer_bytes = u32::try_from(buffer_bytes).map_err(|_| {
@@ -433,6 +460,7 @@ impl Network {
             self.algo,
             self.params.clone(),
             layout.terminals.clone().into(),
+            self.config.flow_window,
         )
     }
 

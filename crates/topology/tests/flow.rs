@@ -160,6 +160,106 @@ fn a_reused_flow_id_gets_its_own_end() {
     assert_eq!(at(b'Z'), z_at + 2 * ser + FIVE_HOPS);
 }
 
+/// The flow window: terminal 40 sends m1 (1 MiB) into terminal 0's link, which three other
+/// senders' 1 MiB flows also cross, then m2 (1 MiB) to terminal 41 on its own edge switch.
+/// One at a time (window 1), m2 waits for m1, which moves at a quarter of the link until all
+/// four end at four serialisations, and ends one serialisation later. With a window of 2 both
+/// start at once and share the injection link: m1 is still bound to a quarter by terminal 0's
+/// link, m2 gets half (its share of the injection link) and ends at two serialisations; m1
+/// and the others still end at four.
+#[test]
+fn a_window_lets_a_terminal_move_on_past_a_congested_flow() {
+    let mib: u64 = 1 << 20;
+    let ser = serialisation(mib, BW);
+    let one_hop = 2 * 100 * NS + 90 * NS;
+    for (window, m2_end) in [(1u16, 5 * ser), (2, 2 * ser)] {
+        let mut c = net(fat_tree(), Routing::Minimal);
+        c.model = NetModel::Flow;
+        c.packet_size = 4 << 20;
+        c.flow_window = window;
+        let net = c.build().expect("builds");
+        assert_eq!(net.hop_distance(40, 41), Some(1));
+        let mut scripts = vec![Vec::new(); net.terminals() as usize];
+        let msg = |dst, payload| Msg {
+            at: 0,
+            dst,
+            bytes: mib,
+            payload,
+        };
+        scripts[40] = vec![msg(0, 1), msg(41, 2)];
+        for t in [60usize, 90, 120] {
+            scripts[t] = vec![msg(0, t as u64)];
+        }
+        let mut sim = build(&net, scripts, 3);
+        let got = run(&mut sim, 1);
+        assert_eq!(got.len(), 5);
+        for d in &got {
+            let want = if d.payload == 2 {
+                m2_end + one_hop
+            } else {
+                4 * ser + FIVE_HOPS
+            };
+            assert_eq!(d.delivered, want, "window {window}: {d:?}");
+        }
+    }
+}
+
+/// Two 1 MiB packets of one terminal to two idle terminals on its edge switch: with a window
+/// of 2 they share the injection link and both end at two serialisations (processor sharing);
+/// one at a time, the first ends at one.
+#[test]
+fn a_terminals_moving_flows_share_its_injection_link() {
+    let mib: u64 = 1 << 20;
+    let ser = serialisation(mib, BW);
+    let one_hop = 2 * 100 * NS + 90 * NS;
+    for (window, first) in [(1u16, ser), (2, 2 * ser)] {
+        let mut c = net(fat_tree(), Routing::Minimal);
+        c.model = NetModel::Flow;
+        c.packet_size = 4 << 20;
+        c.flow_window = window;
+        let net = c.build().expect("builds");
+        let mut scripts = vec![Vec::new(); net.terminals() as usize];
+        scripts[40] = [41u32, 42]
+            .iter()
+            .map(|&dst| Msg {
+                at: 0,
+                dst,
+                bytes: mib,
+                payload: u64::from(dst),
+            })
+            .collect();
+        let mut sim = build(&net, scripts, 3);
+        let mut got = run(&mut sim, 1);
+        got.sort_by_key(|d| (d.delivered, d.payload));
+        assert_eq!(got[0].delivered, first + one_hop, "window {window}");
+        assert_eq!(got[1].delivered, 2 * ser + one_hop, "window {window}");
+    }
+}
+
+/// A window above 1 needs the flow model; 0 and more than 64 are refused.
+#[test]
+fn flow_window_is_validated() {
+    for (model, window) in [
+        (NetModel::Packet, 2u16),
+        (NetModel::Path, 2),
+        (NetModel::Flow, 0),
+        (NetModel::Flow, 65),
+    ] {
+        let mut c = net(fat_tree(), Routing::Minimal);
+        c.model = model;
+        c.flow_window = window;
+        let Err(err) = c.build() else {
+            panic!("{model:?} with window {window} must be refused");
+        };
+        let err = err.to_string();
+        assert!(err.contains("flow_window"), "{model:?} {window}: {err}");
+    }
+    let mut c = net(fat_tree(), Routing::Minimal);
+    c.model = NetModel::Flow;
+    c.flow_window = 64;
+    assert!(c.build().is_ok());
+}
+
 /// A terminal moves one packet at a time: one sender's three 1 MiB messages to three
 /// different terminals, handed to its NIC at once, arrive one serialisation apart in the
 /// order they were sent (each at the full bandwidth, none sharing a link with another).
