@@ -932,30 +932,29 @@ impl BbServer {
         for (idx, off, len) in self.op_pieces(&req) {
             count += 1;
             let key = (req.alloc, req.file, idx);
-            if !self.units.contains_key(&key) {
-                let pref = self.home_ssd(req.file, idx);
+            let pref = self.home_ssd(req.file, idx);
+            let (lbas, free_units, ledger) =
+                (&mut self.lbas, &mut self.free_units, &mut self.ledger);
+            let unit_bytes = self.cfg.unit;
+            // A unit written for the first time gets an LBA on its home SSD, or the next one
+            // with room.
+            let unit = self.units.get_or_insert_with(key, || {
                 let ssd = (0..n as usize)
                     .map(|k| (pref + k) % n as usize)
-                    .find(|&d| self.lbas[d].available() > 0)
+                    .find(|&d| lbas[d].available() > 0)
                     .unwrap_or(pref);
-                let lba = self.lbas[ssd].take().unwrap_or(0);
-                self.free_units = self.free_units.saturating_sub(1);
-                self.ledger.take(req.alloc, self.cfg.unit);
-                self.units.insert(
-                    key,
-                    Unit {
-                        dirty: Intervals::default(),
-                        lba,
-                        pending_writes: 0,
-                        draining: 0,
-                        ssd: ssd as u16,
-                        flags: UnitFlags::default(),
-                    },
-                );
-            }
-            let Some(unit) = self.units.get_mut(&key) else {
-                continue;
-            };
+                let lba = lbas[ssd].take().unwrap_or(0);
+                *free_units = free_units.saturating_sub(1);
+                ledger.take(req.alloc, unit_bytes);
+                Unit {
+                    dirty: Intervals::default(),
+                    lba,
+                    pending_writes: 0,
+                    draining: 0,
+                    ssd: ssd as u16,
+                    flags: UnitFlags::default(),
+                }
+            });
             if clean {
                 self.counters.staged_in += len;
             } else {

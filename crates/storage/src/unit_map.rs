@@ -125,6 +125,27 @@ impl<U> UnitMap<U> {
         }
     }
 
+    /// Unit `key`'s state, mutable, made by `make` first if the unit is not allocated: one
+    /// page lookup where `contains_key`, `insert` and `get_mut` take three.
+    pub fn get_or_insert_with(&mut self, key: UnitKey, make: impl FnOnce() -> U) -> &mut U {
+        let (pk, bit) = locate(&key);
+        let files = &mut self.files;
+        let page = self.pages.entry(pk).or_insert_with(|| {
+            files.entry((pk.0, pk.1)).or_default().insert(pk.2);
+            Page {
+                present: 0,
+                units: Vec::new(),
+            }
+        });
+        let slot = page.slot(bit);
+        if !page.has(bit) {
+            page.units.insert(slot, make());
+            page.present |= 1u64 << bit;
+            self.len += 1;
+        }
+        &mut page.units[slot]
+    }
+
     /// Removes unit `key`, returning its state.
     pub fn remove(&mut self, key: &UnitKey) -> Option<U> {
         let (pk, bit) = locate(key);
@@ -178,6 +199,24 @@ impl<U> UnitMap<U> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn get_or_insert_with_makes_a_unit_once() {
+        let mut m = UnitMap::default();
+        let mut made = 0;
+        for _ in 0..3 {
+            let u = m.get_or_insert_with((1, 5, 70), || {
+                made += 1;
+                7u64
+            });
+            *u += 1;
+        }
+        assert_eq!(made, 1, "made only when missing");
+        assert_eq!(m.get(&(1, 5, 70)), Some(&10));
+        *m.get_or_insert_with((1, 5, 3), || 1) += 0;
+        assert_eq!(m.len(), 2);
+        assert_eq!(m.file_keys(1, 5), vec![(1, 5, 3), (1, 5, 70)]);
+    }
 
     #[test]
     fn file_keys_are_in_unit_order_and_follow_inserts_and_removes() {
