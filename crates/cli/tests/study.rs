@@ -174,6 +174,79 @@ fn reproduce_script_passes_the_model_settings_on() {
     let _ = std::fs::remove_dir_all(out);
 }
 
+/// The script backs every run's heap with huge pages (GLIBC_TUNABLES) unless told not to,
+/// keeps a caller's own GLIBC_TUNABLES, records the setting in the archive's provenance, and
+/// rejects other values of STUDY_HUGE_PAGES.
+#[test]
+fn reproduce_script_sets_the_huge_page_tunable() {
+    let out = scratch("study-huge");
+    std::fs::create_dir_all(&out).expect("scratch dir");
+    // A bbsim that logs the GLIBC_TUNABLES it was started with, then runs the real one.
+    let wrapper = out.join("bbsim-env.sh");
+    std::fs::write(
+        &wrapper,
+        "#!/bin/sh\nprintf '%s\\n' \"${GLIBC_TUNABLES:-(unset)}\" >>\"$ENV_LOG\"\nexec \"$REAL_BBSIM\" \"$@\"\n",
+    )
+    .expect("wrapper");
+    let mut perms = std::fs::metadata(&wrapper).expect("wrapper").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&wrapper, perms).expect("chmod");
+    let run = |name: &str, huge: Option<&str>, tunables: Option<&str>| {
+        let log = out.join(format!("{name}.log"));
+        let mut cmd = std::process::Command::new("bash");
+        cmd.arg(repo().join("scripts/reproduce-study.sh"))
+            .arg(out.join(name))
+            .env("BBSIM", &wrapper)
+            .env("REAL_BBSIM", env!("CARGO_BIN_EXE_bbsim"))
+            .env("ENV_LOG", &log)
+            .env("STUDY_ARCHIVE", out.join(format!("{name}-archive")))
+            .env("STUDY_SCALE", "smoke")
+            .env("STUDY_SYSTEMS", "summit")
+            .env("STUDY_PLACEMENTS", "global")
+            .env("STUDY_MIXES", "gtc")
+            .env("STUDY_OVERHEADS_FATTREE", "20us")
+            .env_remove("GLIBC_TUNABLES")
+            .env_remove("STUDY_HUGE_PAGES");
+        if let Some(h) = huge {
+            cmd.env("STUDY_HUGE_PAGES", h);
+        }
+        if let Some(t) = tunables {
+            cmd.env("GLIBC_TUNABLES", t);
+        }
+        let done = cmd.output().expect("bash runs the script");
+        let seen = std::fs::read_to_string(&log).unwrap_or_default();
+        let prov = std::fs::read_to_string(out.join(format!("{name}-archive/provenance.txt")))
+            .unwrap_or_default();
+        (done, seen, prov)
+    };
+    let expect_all = |seen: &str, want: &str| {
+        let lines: Vec<&str> = seen.lines().collect();
+        // `bbsim --version` and the sweep at least.
+        assert!(lines.len() >= 2, "{seen}");
+        assert!(lines.iter().all(|l| *l == want), "want {want}: {seen}");
+    };
+    let (done, seen, prov) = run("default", None, None);
+    assert_ok(&done);
+    expect_all(&seen, "glibc.malloc.hugetlb=1");
+    assert!(
+        prov.contains("GLIBC_TUNABLES: glibc.malloc.hugetlb=1"),
+        "{prov}"
+    );
+    let (done, seen, prov) = run("off", Some("0"), None);
+    assert_ok(&done);
+    expect_all(&seen, "(unset)");
+    assert!(prov.contains("GLIBC_TUNABLES: (unset)"), "{prov}");
+    let (done, seen, _) = run("caller", Some("1"), Some("glibc.malloc.arena_max=2"));
+    assert_ok(&done);
+    expect_all(&seen, "glibc.malloc.arena_max=2");
+    let (done, seen, _) = run("bad", Some("yes"), None);
+    assert!(!done.status.success());
+    assert!(seen.is_empty(), "no run with a bad setting: {seen}");
+    let e = String::from_utf8_lossy(&done.stderr);
+    assert!(e.contains("STUDY_HUGE_PAGES=yes: expected 1 or 0"), "{e}");
+    let _ = std::fs::remove_dir_all(out);
+}
+
 /// One mix with IOR through the whole script at smoke scale: the sweep, the combined CSVs,
 /// the three kinds of figure, and IOR's nodes next to the application's.
 #[test]
