@@ -1416,13 +1416,16 @@ impl BbServer {
 
     /// Pops the next unit to drain: the oldest queued unit of the first eligible allocation.
     fn next_drain_unit(&mut self) -> Option<UnitKey> {
-        let allocs: Vec<u32> = self
-            .drain_fifo
-            .iter()
-            .filter(|(_, q)| !q.is_empty())
-            .map(|(&a, _)| a)
-            .collect();
-        for alloc in allocs {
+        // Allocations in order, each with a non-empty queue (popping only empties queues, so
+        // walking on from the last one visited sees what a list made up front would).
+        let mut from = Some(0u32);
+        while let Some(start) = from {
+            let alloc = self
+                .drain_fifo
+                .range(start..)
+                .find(|(_, q)| !q.is_empty())
+                .map(|(&a, _)| a)?;
+            from = alloc.checked_add(1);
             if !self.eligible(alloc) {
                 continue;
             }

@@ -113,6 +113,8 @@ pub struct FlowFabric<P> {
     /// Per flow id: the last recomputation that visited it (to visit each flow once).
     seen: Vec<u32>,
     pass: u32,
+    /// Scratch: the route of the flow whose sharers are being recomputed.
+    route_buf: Vec<u32>,
     /// Per router: packets routed and per-port link statistics.
     stats: Vec<RouterStats>,
 }
@@ -160,6 +162,7 @@ impl<P> FlowFabric<P> {
             wake_at: Time::MAX,
             seen: Vec::new(),
             pass: 0,
+            route_buf: Vec::new(),
             stats,
         }
     }
@@ -324,11 +327,22 @@ impl<P> FlowFabric<P> {
     /// Gives the flow `id` and every flow sharing a link with it its bottleneck share at
     /// `now`.
     fn rerate(&mut self, id: u32, now: Time) {
-        let (links, src) = match &self.flows[id as usize] {
-            Some(f) => (f.links.clone(), f.src),
-            None => return,
+        // A copy of the route in a reused buffer: the flow keeps its own (its rate is
+        // recomputed from it too).
+        let mut links = std::mem::take(&mut self.route_buf);
+        links.clear();
+        let src = match &self.flows[id as usize] {
+            Some(f) => {
+                links.extend_from_slice(&f.links);
+                f.src
+            }
+            None => {
+                self.route_buf = links;
+                return;
+            }
         };
         self.rerate_links(&links, src, now);
+        self.route_buf = links;
     }
 
     /// Gives every flow crossing one of `links` or moving from terminal `src` (they share its
