@@ -40,13 +40,7 @@ pub fn run(a: &ValidateArgs) -> Result<(), String> {
     println!(
         "  {:<24} {} network model, {} packets, {}",
         "granularity",
-        match (l.scenario.network.model, l.scenario.network.flow_window) {
-            (bbsim_topology::NetModel::Packet, _) => "packet".to_string(),
-            (bbsim_topology::NetModel::Path, _) => "path".to_string(),
-            (bbsim_topology::NetModel::Flow, None | Some(1)) => "flow".to_string(),
-            (bbsim_topology::NetModel::Flow, Some(w)) =>
-                format!("flow (up to {w} packets moving per terminal)"),
-        },
+        flow_granularity(&l.scenario.network),
         format_bytes(sim.packet_size.0),
         trains
     );
@@ -65,4 +59,30 @@ pub fn run(a: &ValidateArgs) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// The network model as `bbsim validate` names it, with the flow model's window and jitter
+/// when they are set.
+fn flow_granularity(n: &bbsim_sim::scenario::NetworkSection) -> String {
+    match n.model {
+        bbsim_topology::NetModel::Packet => "packet".to_string(),
+        bbsim_topology::NetModel::Path => "path".to_string(),
+        bbsim_topology::NetModel::Flow => {
+            let mut extras = Vec::new();
+            if let Some(w) = n.flow_window.filter(|&w| w > 1) {
+                extras.push(format!("up to {w} packets moving per terminal"));
+            }
+            if let Some(j) = n.flow_jitter.filter(|&j| j > 0.0) {
+                extras.push(format!(
+                    "shared flows up to {}% short of their share",
+                    j * 100.0
+                ));
+            }
+            if extras.is_empty() {
+                "flow".to_string()
+            } else {
+                format!("flow ({})", extras.join(", "))
+            }
+        }
+    }
 }

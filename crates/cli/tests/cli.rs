@@ -127,6 +127,8 @@ fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
         "network.bypass_max=64B",
         "--set",
         "network.flow_window=4",
+        "--set",
+        "network.flow_jitter=0.001",
     ];
     let node_local_drain: &[&str] = &[
         "--set",
@@ -495,6 +497,31 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
                 "network.flow_window=0",
             ],
             vec!["`network.flow_window`", "1 to 64"],
+        ),
+        (
+            data("tiny-dragonfly.toml"),
+            vec!["--set", "network.flow_jitter=0.001"],
+            vec!["`network.flow_jitter`", "flow model only"],
+        ),
+        (
+            data("tiny-dragonfly.toml"),
+            vec![
+                "--set",
+                "network.model=flow",
+                "--set",
+                "network.flow_jitter=0.5",
+            ],
+            vec!["`network.flow_jitter`", "from 0 to 0.01", "got 0.5"],
+        ),
+        (
+            data("tiny-dragonfly.toml"),
+            vec![
+                "--set",
+                "network.model=flow",
+                "--set",
+                "network.flow_jitter=-0.001",
+            ],
+            vec!["`network.flow_jitter`", "from 0 to 0.01"],
         ),
         (
             data("tiny-fattree.toml"),

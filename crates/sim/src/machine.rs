@@ -535,6 +535,22 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
         }
         cfg.flow_window = w;
     }
+    if let Some(j) = n.flow_jitter {
+        if n.model != bbsim_topology::NetModel::Flow {
+            return Err(map.error_at(
+                "network.flow_jitter",
+                "applies to the flow model only (set network.model = \"flow\" or remove it)",
+            ));
+        }
+        let max = f64::from(bbsim_topology::MAX_FLOW_JITTER_PPM) / 1e6;
+        if !(j.is_finite() && (0.0..=max).contains(&j)) {
+            return Err(map.error_at(
+                "network.flow_jitter",
+                format!("must be a fraction from 0 to {max} of a flow's share, got {j}"),
+            ));
+        }
+        cfg.flow_jitter_ppm = (j * 1e6).round() as u32;
+    }
     cfg.bypass_max = match n.bypass_max {
         Some(b) => Some(
             u32::try_from(b.0)

@@ -214,6 +214,13 @@ pub struct NetworkSection {
     /// packet model's router buffers do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow_window: Option<u16>,
+    /// Flow model only: the most a flow that shares its bottleneck link falls short of its
+    /// exact share, as a fraction of it (0 to 0.01; each flow draws its own at its start
+    /// from the run's random stream). Exact equal shares keep alike ranks in lockstep, which
+    /// the packet model's packet-by-packet arbitration does not (docs/network.md §2c).
+    /// Default: none (exact shares).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_jitter: Option<f64>,
 }
 
 impl NetworkSection {

@@ -29,6 +29,17 @@
 //! bandwidth). Remaining work is kept in byte·10¹² units and rates as exact fractions, so a
 //! lone flow takes exactly [`serialisation`] of its bytes.
 //!
+//! Jitter: exact equal shares keep flows that are alike in lockstep: ranks that start
+//! together, write alike and meet at a link end their transfers at the same picosecond, queue
+//! at their BB server's SSDs at the same instant, and stay in step for the whole I/O phase,
+//! where the packet model's packet-by-packet arbitration spreads them apart. With a jitter
+//! `j` (parts per million, [`MAX_FLOW_JITTER_PPM`] at most) each flow draws a shortfall
+//! `s` in `[0, j]` at its start from the fabric's random stream, and moves at `(1 - s / 10⁶)`
+//! of its bottleneck share whenever that share is split (more than one flow on its bottleneck
+//! link, or on its injection link): alike flows then end at different times, and a link is
+//! never served at less than `(1 - j / 10⁶)` of its bandwidth. A lone flow keeps its exact
+//! share, so the zero-load closed form above holds with any jitter.
+//!
 //! What it does not model: buffers, credits and back-pressure beyond the window per terminal
 //! (slowed flows hold their terminal's next packets back, nothing else);
 //! the unused share of a link whose flows are bound elsewhere is not handed to the others
@@ -53,6 +64,12 @@ use std::sync::Arc;
 /// second consumes its own value per picosecond.
 const PS_PER_SEC: u128 = 1_000_000_000_000;
 
+/// Parts per million.
+const PPM: u32 = 1_000_000;
+
+/// The largest flow jitter: 1 % of a flow's share (10,000 parts per million).
+pub const MAX_FLOW_JITTER_PPM: u32 = 10_000;
+
 /// One output link of one router.
 struct FlowLink {
     /// Router and input port it leads to; `None` for an ejection link (or nothing attached).
@@ -75,6 +92,9 @@ struct Flow<P> {
     injection: u64,
     /// Its terminal (index into `moving`).
     src: u32,
+    /// Parts per million its rate falls short of its share while it shares its bottleneck
+    /// (drawn at its start, below the fabric's `jitter`; 0 without).
+    slack: u32,
     /// Remaining work (bytes × 10¹²).
     rem: u128,
     /// Rate as `num / den` bytes per second.
@@ -104,6 +124,9 @@ pub struct FlowFabric<P> {
     moving: Vec<Vec<u32>>,
     /// Flows a terminal may have moving at once (at least 1).
     window: usize,
+    /// Largest rate shortfall of a flow that shares its bottleneck, in parts per million
+    /// (0: exact shares).
+    jitter: u32,
     /// Per terminal: packets waiting for its flow to end, in the order its NIC sent them.
     waiting: Vec<VecDeque<(Packet, Option<P>)>>,
     /// Flow ends (time, flow id), earliest first, one per moving flow.
@@ -128,6 +151,7 @@ impl<P> FlowFabric<P> {
         params: Arc<RouterParams>,
         hosts: Arc<[LpId]>,
         window: u16,
+        jitter: u32,
     ) -> Self {
         let routes = FabricRoutes::new(topo, algo, params);
         let topo = &routes.topo;
@@ -157,6 +181,7 @@ impl<P> FlowFabric<P> {
             free_ids: Vec::new(),
             moving: vec![Vec::new(); terminals],
             window: usize::from(window.max(1)),
+            jitter: jitter.min(MAX_FLOW_JITTER_PPM),
             waiting: (0..terminals).map(|_| VecDeque::new()).collect(),
             ends: EndHeap::default(),
             wake_at: Time::MAX,
@@ -273,12 +298,18 @@ impl<P> FlowFabric<P> {
         }
         let terminal = pkt.src;
         self.moving[terminal as usize].push(id);
+        let slack = if self.jitter > 0 {
+            ctx.rng().below(u64::from(self.jitter) + 1) as u32
+        } else {
+            0
+        };
         self.flows[id as usize] = Some(Flow {
             pkt,
             payload,
             links,
             injection: src.link.bandwidth,
             src: terminal,
+            slack,
             rem: u128::from(bytes) * PS_PER_SEC,
             num: 0,
             den: 1,
@@ -388,6 +419,12 @@ impl<P> FlowFabric<P> {
             if n * den < num * d {
                 (num, den) = (n, d);
             }
+        }
+        if den > 1 && f.slack > 0 {
+            // Shared: a little short of the exact share, so that flows alike do not stay in
+            // lockstep (module documentation, "Jitter").
+            num *= u128::from(PPM - f.slack);
+            den *= u128::from(PPM);
         }
         if num * f.den == f.num * den && f.num != 0 {
             return; // the same rate: its end stands

@@ -44,7 +44,7 @@ pub use attach::{ExtraGroup, ExtraTerminals, Placement};
 pub use dragonfly::DragonflyConfig;
 pub use error::NetError;
 pub use fattree::FatTreeConfig;
-pub use flow::FlowFabric;
+pub use flow::{FlowFabric, MAX_FLOW_JITTER_PPM};
 pub use link::{LinkClass, LinkParams, LinkStats};
 pub use metrics::TopologySummary;
 pub use network::{

@@ -4,7 +4,7 @@
 use crate::attach::ExtraTerminals;
 use crate::bypass::Bypass;
 use crate::error::{at_least, NetError};
-use crate::flow::FlowFabric;
+use crate::flow::{FlowFabric, MAX_FLOW_JITTER_PPM};
 use crate::graph::Peer;
 use crate::link::serialisation;
 use crate::link::LinkClass;
@@ -115,6 +115,11 @@ pub struct NetworkConfig {
     /// link (at least 1; 1, the default, moves a terminal's packets one at a time).
     #[serde(default = "default_flow_window")]
     pub flow_window: u16,
+    /// Flow model only: the most a flow that shares its bottleneck link falls short of its
+    /// exact share, in parts per million of it (0 to [`MAX_FLOW_JITTER_PPM`]; 0, the
+    /// default here, gives exact shares). Each flow draws its shortfall at its start.
+    #[serde(default)]
+    pub flow_jitter_ppm: u32,
 }
 
 /// The largest flow window (packets moving at once per terminal).
@@ -140,6 +145,7 @@ impl NetworkConfig {
             bypass_max: None,
             model: NetModel::Packet,
             flow_window: default_flow_window(),
+            flow_jitter_ppm: 0,
         }
     }
 
@@ -277,6 +283,20 @@ impl Network {
                 "flow_window",
                 format!("1 to {MAX_FLOW_WINDOW} packets per terminal"),
                 cfg.flow_window,
+            ));
+        }
+        if cfg.flow_jitter_ppm > MAX_FLOW_JITTER_PPM {
+            return Err(NetError::invalid(
+                "flow_jitter_ppm",
+                format!("0 to {MAX_FLOW_JITTER_PPM} parts per million"),
+                cfg.flow_jitter_ppm,
+            ));
+        }
+        if cfg.flow_jitter_ppm > 0 && cfg.model != NetModel::Flow {
+            return Err(NetError::invalid(
+                "flow_jitter_ppm",
+                "0 unless the network model is \"flow\" (it is the flow model's jitter)",
+                cfg.flow_jitter_ppm,
             ));
         }
         if cfg.flow_window > 1 && cfg.model != NetModel::Flow {
@@ -461,6 +481,7 @@ impl Network {
             self.params.clone(),
             layout.terminals.clone().into(),
             self.config.flow_window,
+            self.config.flow_jitter_ppm,
         )
     }
 

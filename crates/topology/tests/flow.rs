@@ -260,6 +260,85 @@ fn flow_window_is_validated() {
     assert!(c.build().is_ok());
 }
 
+/// The flow jitter: a flow that shares its bottleneck falls short of its exact share by at
+/// most `flow_jitter_ppm` parts per million, drawn per flow. The four flows of
+/// `flows_into_one_link_share_it_and_end_together` then no longer end at one instant: each
+/// ends no earlier than the exact processor-sharing end (none gets more than its share) and the
+/// last no later than the four packets' bytes at the link's bandwidth less the jitter (the
+/// link is never served at less than that); and their ends differ. A lone flow keeps its
+/// exact rate, so the zero-load closed forms hold with the jitter on.
+#[test]
+fn jitter_breaks_the_lockstep_of_flows_that_share_a_link() {
+    let mib: u64 = 1 << 20;
+    let ppm = 1_000u32;
+    let mut c = net(fat_tree(), Routing::Minimal);
+    c.model = NetModel::Flow;
+    c.packet_size = 1 << 20;
+    c.flow_jitter_ppm = ppm;
+    let network = c.build().expect("builds");
+    let senders = [40u32, 60, 90, 120];
+    let mut scripts = vec![Vec::new(); network.terminals() as usize];
+    for (s, &t) in senders.iter().enumerate() {
+        scripts[t as usize] = vec![Msg {
+            at: 0,
+            dst: 0,
+            bytes: mib,
+            payload: s as u64,
+        }];
+    }
+    let mut sim = build(&network, scripts, 3);
+    let mut got = run(&mut sim, 1);
+    assert_eq!(got.len(), 4);
+    got.sort_by_key(|d| d.delivered);
+    let ser = serialisation(mib, BW);
+    let exact = 4 * ser + FIVE_HOPS;
+    // The link moves at least (1 - ppm/10^6) of its bandwidth while busy (plus 1 ps of
+    // rounding per rate change, at most a few here).
+    let slowest = (4 * ser) * 1_000_000 / u64::from(1_000_000 - ppm) + 10 + FIVE_HOPS;
+    for d in &got {
+        assert!(
+            d.delivered >= exact,
+            "{d:?} before the exact share's end {exact}"
+        );
+        assert!(d.delivered <= slowest, "{d:?} after {slowest}");
+    }
+    for w in got.windows(2) {
+        assert!(w[0].delivered < w[1].delivered, "ends in lockstep: {got:?}");
+    }
+    // Alone on its links, a flow has its exact share: the closed forms still hold.
+    for (topology, routing, pairs) in sample_topologies() {
+        let mut c = net(topology, routing);
+        c.model = NetModel::Flow;
+        c.packet_size = 512;
+        c.flow_jitter_ppm = 10_000;
+        let n = c.build().expect("builds");
+        common::check_zero_load(&n, common::UNIFORM, &pairs, &[1, 64, 512]);
+    }
+}
+
+/// The jitter needs the flow model and is at most 1 % (10,000 parts per million).
+#[test]
+fn flow_jitter_is_validated() {
+    for (model, ppm) in [
+        (NetModel::Packet, 1u32),
+        (NetModel::Path, 1),
+        (NetModel::Flow, bbsim_topology::MAX_FLOW_JITTER_PPM + 1),
+    ] {
+        let mut c = net(fat_tree(), Routing::Minimal);
+        c.model = model;
+        c.flow_jitter_ppm = ppm;
+        let Err(err) = c.build() else {
+            panic!("{model:?} with jitter {ppm} ppm must be refused");
+        };
+        let err = err.to_string();
+        assert!(err.contains("flow_jitter_ppm"), "{model:?} {ppm}: {err}");
+    }
+    let mut c = net(fat_tree(), Routing::Minimal);
+    c.model = NetModel::Flow;
+    c.flow_jitter_ppm = bbsim_topology::MAX_FLOW_JITTER_PPM;
+    assert!(c.build().is_ok());
+}
+
 /// A terminal moves one packet at a time: one sender's three 1 MiB messages to three
 /// different terminals, handed to its NIC at once, arrive one serialisation apart in the
 /// order they were sent (each at the full bandwidth, none sharing a link with another).
@@ -287,11 +366,22 @@ fn a_senders_packets_go_one_at_a_time() {
     }
 }
 
-/// Uniform random traffic with contention: the same deliveries on 1, 2, 3 and 4 threads.
+/// Uniform random traffic with contention: the same deliveries on 1, 2, 3 and 4 threads, with
+/// exact shares and with the jitter.
 #[test]
 fn deliveries_are_identical_for_any_thread_count() {
+    for jitter in [0, 1_000] {
+        deliveries_match_across_threads(jitter);
+    }
+}
+
+fn deliveries_match_across_threads(jitter: u32) {
     let (topology, routing, _) = sample_topologies().swap_remove(1); // dragonfly, UGAL
-    let net = flow_net(topology, routing, 2048);
+    let mut c = net(topology, routing);
+    c.model = NetModel::Flow;
+    c.packet_size = 2048;
+    c.flow_jitter_ppm = jitter;
+    let net = c.build().expect("builds");
     let n = net.terminals() as u64;
     let scripts: Vec<Vec<Msg>> = (0..n)
         .map(|t| {
@@ -317,6 +407,6 @@ fn deliveries_are_identical_for_any_thread_count() {
     let one = key(1);
     assert_eq!(one.len() as u64, n * 8);
     for threads in [2, 3, 4] {
-        assert_eq!(key(threads), one, "{threads} threads");
+        assert_eq!(key(threads), one, "{threads} threads, jitter {jitter} ppm");
     }
 }
