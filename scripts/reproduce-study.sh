@@ -60,8 +60,9 @@
 #                              runs (glibc 2.35 or later; ignored elsewhere) unless
 #                              GLIBC_TUNABLES is already set. A full-scale run's per-unit state
 #                              is gigabytes of small blocks touched at random, and 4 KiB pages
-#                              make it TLB-bound: 8-14 % less CPU time, about 10 % more memory,
-#                              identical outputs (docs/performance.md, "Session 17")
+#                              make it TLB-bound: 7-11 % less CPU time at a few hundred MB,
+#                              19-23 % on GTC at full scale, a little more memory, identical
+#                              outputs (docs/performance.md, "Session 17")
 #   STUDY_TIMELINE_WINDOW=s    the timeline figures show the I/O that starts within this many
 #                              seconds of a run's first I/O (default 100: the first I/O phase
 #                              of every application; S3D and HACC compute 300 and 600 s
