@@ -310,6 +310,22 @@ fn file_extents(w: &Workload, file_base: &[u64]) -> Vec<u64> {
     ext
 }
 
+/// An upper bound on the allocation units of `unit` bytes the workload can allocate on any
+/// one BB server, for [`BbServer::bound_allocations`]: every BB layout stripes in units of
+/// `unit`, so a file's stripe unit is one allocation unit on one server, and a write of `len`
+/// bytes touches at most `len / unit + 2` of them. `u64::MAX` (no bound) when stage-in also
+/// writes into the BB (`staged`).
+fn unit_bound(workload: &Workload, unit: u64, staged: bool) -> u64 {
+    if staged || unit == 0 {
+        return u64::MAX;
+    }
+    workload.jobs.iter().fold(0u64, |sum, j| {
+        let t = j.totals();
+        sum.saturating_add(t.bytes_written / unit)
+            .saturating_add(t.writes.saturating_mul(2))
+    })
+}
+
 /// Builds the simulation.
 pub fn assemble(
     s: &Scenario,
@@ -435,6 +451,11 @@ pub fn assemble(
         }
     }
 
+    let staged = stage_work.iter().any(|w| !w.is_empty());
+    let unit_bound = machine
+        .bb_server
+        .as_ref()
+        .map_or(u64::MAX, |cfg| unit_bound(&workload, cfg.unit, staged));
     let bb_endpoints: Vec<Endpoint> = machine.bb_terminals.iter().map(|&t| Endpoint(t)).collect();
     let io_endpoints: Vec<Endpoint> = machine.io_terminals.iter().map(|&t| Endpoint(t)).collect();
     let shared = Arc::new(NodeShared {
@@ -613,6 +634,7 @@ pub fn assemble(
                         .map_err(|e| map.error_at(&format!("jobs[{j}].bb_capacity"), e.message))?;
                 }
             }
+            server.bound_allocations(unit_bound);
             lps.push(SimLp::Bb(Box::new(BbHost::new(
                 t,
                 cluster,
@@ -744,4 +766,48 @@ pub fn assemble(
             reservations,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::SimLp;
+    use crate::run::load_scenario;
+    use std::path::Path;
+
+    /// Whether each BB server of `scenarios/summit-global.toml` (IOR, 768 ranks writing
+    /// 16 MiB each in 1 MiB transfers: at most 98,304 + 2 x 12,288 units of 128 KiB), with
+    /// `overrides`, keeps a drain queue.
+    fn queues(overrides: &[&str]) -> Vec<bool> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/summit-global.toml");
+        let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+        let loaded = load_scenario(&path, &overrides).expect("valid scenario");
+        let (sim, _) = loaded.build().expect("assembles");
+        sim.lps()
+            .filter_map(|l| match l {
+                SimLp::Bb(b) => Some(b.server.keeps_drain_order()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn servers_keep_a_drain_queue_only_where_something_can_drain() {
+        // No drain and 28.8 TB per server: no write can stall, so no queue.
+        let q = queues(&[]);
+        assert_eq!(q.len(), 270);
+        assert!(q.iter().all(|&k| !k));
+        // A drain policy reads the queue.
+        assert!(queues(&["burst_buffer.drain.policy=job-end"])
+            .iter()
+            .all(|&k| k));
+        // 18 SSDs of 0.5 GB hold 68,652 units, fewer than the workload could allocate on one
+        // server (122,880): a write could stall, and a stall drains.
+        assert!(queues(&["burst_buffer.ssd.capacity=0.5GB"])
+            .iter()
+            .all(|&k| k));
+        // 18 x 1 GB hold 137,322: room for all of them again.
+        assert!(queues(&["burst_buffer.ssd.capacity=1GB"])
+            .iter()
+            .all(|&k| !k));
+    }
 }

@@ -459,8 +459,11 @@ pub struct BbServer {
     ssd_ops: OpTable<SsdOp>,
     pfs_ops: FxHashMap<u64, PfsOp>,
     /// Per allocation, its units waiting to drain, oldest first, as (file, unit index): 16
-    /// bytes each, as every unit written is queued here.
+    /// bytes each, as every unit written is queued here while `drain_order` is on.
     drain_fifo: BTreeMap<u32, VecDeque<(u64, u64)>>,
+    /// Whether settled units are queued in `drain_fifo` (off only while nothing can drain:
+    /// [`BbServer::bound_allocations`]).
+    drain_order: bool,
     ended: BTreeSet<u32>,
     /// Per allocation: dirty bytes in the BB plus bytes handed to the data mover and not yet
     /// acknowledged by the PFS.
@@ -534,13 +537,14 @@ impl Iterator for OpPieces {
 }
 
 /// A unit `key` whose writes or drain may have finished: if none is left, queues it for
-/// draining (once) when it holds dirty data. Returns whether it must be evicted instead
-/// (deleted while busy, or drained and clean when `evict_clean`).
+/// draining (once) when it holds dirty data and the server keeps a drain queue (`drain_fifo`
+/// is `None` when nothing can ever drain: [`BbServer::bound_allocations`]). Returns whether it
+/// must be evicted instead (deleted while busy, or drained and clean when `evict_clean`).
 fn settle(
     u: &mut Unit,
     key: UnitKey,
     evict_clean: bool,
-    drain_fifo: &mut BTreeMap<u32, VecDeque<(u64, u64)>>,
+    drain_fifo: Option<&mut BTreeMap<u32, VecDeque<(u64, u64)>>>,
 ) -> bool {
     if u.pending_writes > 0 || u.draining > 0 {
         return false;
@@ -550,12 +554,11 @@ fn settle(
     {
         return true;
     }
-    if !u.dirty.is_empty() && !u.flags.has(UnitFlags::QUEUED) {
-        u.flags.set(UnitFlags::QUEUED, true);
-        drain_fifo
-            .entry(key.0)
-            .or_default()
-            .push_back((key.1, key.2));
+    if let Some(fifo) = drain_fifo {
+        if !u.dirty.is_empty() && !u.flags.has(UnitFlags::QUEUED) {
+            u.flags.set(UnitFlags::QUEUED, true);
+            fifo.entry(key.0).or_default().push_back((key.1, key.2));
+        }
     }
     false
 }
@@ -607,6 +610,7 @@ impl BbServer {
             ssd_ops: OpTable::default(),
             pfs_ops: FxHashMap::default(),
             drain_fifo: BTreeMap::new(),
+            drain_order: true,
             ended: BTreeSet::new(),
             unstaged: BTreeMap::new(),
             stage_out_watch: BTreeSet::new(),
@@ -639,6 +643,58 @@ impl BbServer {
     /// than `unit`). Change it only while no request is in progress.
     pub fn set_batching(&mut self, on: bool) {
         self.batching = on;
+    }
+
+    /// Tells the server that the run will allocate at most `units` allocation units on it
+    /// (an upper bound, e.g. the workload's write bytes / `unit` plus two units per write
+    /// operation). With [`DrainPolicy::Never`] and room for all of them, on the SSDs and
+    /// within every reservation, no write can stall, so nothing can ever drain: the server then
+    /// keeps no drain queue, which otherwise takes 16 bytes per unit written (a third of a
+    /// study run's per-unit state, docs/performance.md). Results are the same either way.
+    /// Returns whether the queue is off. Call it after [`BbServer::reserve`] and before the
+    /// first request. Should a write stall all the same (a bound that was too low), the
+    /// server rebuilds the queue from its units in key order, not in the order they were
+    /// written, and keeps it from then on.
+    pub fn bound_allocations(&mut self, units: u64) -> bool {
+        let bytes = units.saturating_mul(self.cfg.unit);
+        let room = units <= self.free_units
+            && self.ledger.used().saturating_add(bytes) <= self.ledger.total()
+            && self.ledger.smallest_limit().map_or(true, |l| bytes <= l);
+        let never = self.cfg.drain.policy == DrainPolicy::Never
+            && self.units.is_empty()
+            && self.stage_queue.is_empty();
+        self.drain_order = !(room && never);
+        !self.drain_order
+    }
+
+    /// Whether settled units are queued for draining ([`BbServer::bound_allocations`]).
+    pub fn keeps_drain_order(&self) -> bool {
+        self.drain_order
+    }
+
+    /// A write is about to stall: make sure there is a drain queue to make room from. Without
+    /// one ([`BbServer::bound_allocations`] was given too low a bound) the idle dirty units
+    /// are queued in key order.
+    fn keep_drain_order(&mut self) {
+        if self.drain_order {
+            return;
+        }
+        self.drain_order = true;
+        for key in self.units.keys() {
+            let Some(u) = self.units.get_mut(&key) else {
+                continue;
+            };
+            if u.pending_writes > 0 || u.draining > 0 || u.flags.has(UnitFlags::DOOMED) {
+                continue;
+            }
+            if !u.dirty.is_empty() && !u.flags.has(UnitFlags::QUEUED) {
+                u.flags.set(UnitFlags::QUEUED, true);
+                self.drain_fifo
+                    .entry(key.0)
+                    .or_default()
+                    .push_back((key.1, key.2));
+            }
+        }
     }
 
     /// Whether batching is on ([`BbServer::set_batching`]).
@@ -891,6 +947,7 @@ impl BbServer {
             self.release_thread(ctx, out);
         } else {
             self.counters.stalled += req.len;
+            self.keep_drain_order();
             self.stalled.push_back(id);
             self.pump(ctx, out);
         }
@@ -1154,7 +1211,12 @@ impl BbServer {
                         continue;
                     };
                     u.pending_writes -= 1;
-                    if settle(u, key, self.cfg.drain.evict, &mut self.drain_fifo) {
+                    if settle(
+                        u,
+                        key,
+                        self.cfg.drain.evict,
+                        self.drain_order.then_some(&mut self.drain_fifo),
+                    ) {
                         self.evict(key, ctx);
                     }
                 }
@@ -1213,7 +1275,12 @@ impl BbServer {
         let Some(u) = self.units.get_mut(&key) else {
             return;
         };
-        if settle(u, key, self.cfg.drain.evict, &mut self.drain_fifo) {
+        if settle(
+            u,
+            key,
+            self.cfg.drain.evict,
+            self.drain_order.then_some(&mut self.drain_fifo),
+        ) {
             self.evict(key, ctx);
         }
     }
@@ -1284,6 +1351,7 @@ impl BbServer {
                         self.commit_write(id, ctx);
                     } else {
                         self.counters.stalled += len;
+                        self.keep_drain_order();
                         self.stalled.push_back(id);
                     }
                 }

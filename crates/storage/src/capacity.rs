@@ -67,6 +67,11 @@ impl CapacityLedger {
         self.allocs.get(&alloc).and_then(|u| u.limit)
     }
 
+    /// The smallest reservation limit of any allocation (`None`: no allocation has one).
+    pub fn smallest_limit(&self) -> Option<u64> {
+        self.allocs.values().filter_map(|u| u.limit).min()
+    }
+
     /// Grants `alloc` at most `bytes` on this server (a reservation, e.g. DataWarp grains).
     /// Fails, naming `capacity`, if the reservations would exceed the server.
     pub fn reserve(&mut self, alloc: u32, bytes: u64) -> Result<(), ConfigError> {

@@ -75,6 +75,9 @@ pub enum HarnessEvent {
     /// Turn a BB server's batching of SSD pieces on or off ([`BbServer::set_batching`];
     /// scheduled by the test before any request arrives).
     SetBatching(bool),
+    /// Tell a BB server the most allocation units the run will allocate on it
+    /// ([`BbServer::bound_allocations`]; scheduled by the test before any request arrives).
+    BoundAllocations(u64),
 }
 
 impl From<StorageEvent> for HarnessEvent {
@@ -297,6 +300,9 @@ impl BbLp {
                     .stage_in(alloc, file, bytes, alloc, ctx, &mut out);
             }
             HarnessEvent::SetBatching(on) => self.server.set_batching(on),
+            HarnessEvent::BoundAllocations(units) => {
+                self.server.bound_allocations(units);
+            }
             HarnessEvent::Start => {}
         }
         for a in out.drain(..) {

@@ -185,6 +185,17 @@ impl<U> UnitMap<U> {
         keys
     }
 
+    /// The keys of every allocated unit, in key order (allocation, file, unit index). It walks
+    /// the whole table: for rare whole-server operations only.
+    pub fn keys(&self) -> Vec<UnitKey> {
+        let mut files: Vec<(u32, u64)> = self.files.keys().copied().collect();
+        files.sort_unstable();
+        files
+            .into_iter()
+            .flat_map(|(alloc, file)| self.file_keys(alloc, file))
+            .collect()
+    }
+
     /// Units allocated.
     pub fn len(&self) -> usize {
         self.len
@@ -288,6 +299,8 @@ mod tests {
                 assert_eq!(m.file_keys(alloc, file), want);
             }
         }
+        let all: Vec<UnitKey> = reference.keys().copied().collect();
+        assert_eq!(m.keys(), all, "every key, in key order");
         for (k, v) in &reference {
             *m.get_mut(k).unwrap() += 1;
             assert_eq!(m.get(k), Some(&(v + 1)));

@@ -10,7 +10,7 @@
 mod common;
 
 use bbsim_engine::time::US;
-use bbsim_engine::{run_with_threads, LpId, RunStats, SimConfig, Simulation};
+use bbsim_engine::{run_with_threads, RunStats, SimConfig, Simulation};
 use bbsim_storage::capacity::FullPolicy;
 use bbsim_storage::drain::DrainPolicy;
 use bbsim_storage::ssd::{FtlConfig, FtlCounters, Precondition};
@@ -48,16 +48,7 @@ fn steady_ftl(pages_per_block: u32, spare_factor: f64, seed: u64) -> FtlConfig {
 fn run_mode(s: &Scenario, batching: bool) -> (Simulation<HarnessLp>, RunStats) {
     let mut sim = s.build(SimConfig::default()).expect("valid scenario");
     if !batching {
-        let bbs: Vec<LpId> = sim
-            .lps()
-            .enumerate()
-            .filter(|(_, l)| matches!(l, HarnessLp::Bb(_)))
-            .map(|(i, _)| LpId(i as u32))
-            .collect();
-        for id in bbs {
-            sim.schedule(id, 0, HarnessEvent::SetBatching(false))
-                .expect("schedules");
-        }
+        tell_servers(&mut sim, || HarnessEvent::SetBatching(false));
     }
     let stats = run_with_threads(&mut sim, 1).expect("runs");
     let c = Conservation::of(&sim);

@@ -169,17 +169,22 @@ fn small_bb(policy: FullPolicy) -> BbServerConfig {
     b
 }
 
-#[test]
-fn full_bb_stalls_the_writer_until_space_is_drained() {
+/// 32 writes of 1 MiB to one server of 8 MiB that stalls writers when full.
+fn overflowing_writer() -> Scenario {
     let t = Target::Bb(StripeSpec {
         stripe_count: 1,
         stripe_size: MIB,
     });
-    let s = scenario(
+    scenario(
         small_bb(FullPolicy::Stall),
         1,
         vec![client(writes(0, 32, MIB), 4, t)],
-    );
+    )
+}
+
+#[test]
+fn full_bb_stalls_the_writer_until_space_is_drained() {
+    let s = overflowing_writer();
     let sim = run(&s, 1);
     let c = check(&sim);
     assert_eq!(c.written, 32 * MIB);
@@ -508,5 +513,94 @@ fn results_are_identical_across_thread_counts() {
     for threads in [2, 3, 4] {
         let sim = run(&s, threads);
         assert_eq!(digest(&sim), r, "{threads} threads differ");
+    }
+}
+
+/// Runs `s` on one thread, first telling every BB server that at most `bound` units will be
+/// allocated on it ([`bbsim_storage::BbServer::bound_allocations`]).
+fn run_bounded(s: &Scenario, bound: u64) -> Simulation<HarnessLp> {
+    let mut sim = s.build(bbsim_engine::SimConfig::default()).expect("valid");
+    tell_servers(&mut sim, || HarnessEvent::BoundAllocations(bound));
+    bbsim_engine::run_with_threads(&mut sim, 1).expect("runs");
+    sim
+}
+
+/// Everything a run reports about its clients and servers, for comparing two runs.
+fn outcome(sim: &Simulation<HarnessLp>) -> String {
+    let recs: Vec<_> = clients(sim)
+        .iter()
+        .flat_map(|c| c.records.iter().map(|r| (r.id, r.start, r.end, r.spilled)))
+        .collect();
+    let servers: Vec<_> = bb_servers(sim)
+        .iter()
+        .map(|b| (b.ledger(), b.capacity().used(), b.ssds()[0].stats().clone()))
+        .collect();
+    format!("{recs:?} {servers:?} {:?}", Conservation::of(sim))
+}
+
+#[test]
+fn a_server_that_cannot_fill_keeps_no_drain_queue_and_reports_the_same() {
+    // 48 writes of 1 MiB, overwriting half of them, on a 64 MiB server that never drains.
+    let t = Target::Bb(StripeSpec {
+        stripe_count: 2,
+        stripe_size: MIB,
+    });
+    let mut ops = writes(0, 32, MIB);
+    ops.extend(writes(0, 16, MIB));
+    let s = scenario(bb_cfg(64 * MIB), 2, vec![client(ops, 4, t)]);
+    let queued = run(&s, 1);
+    // 48 writes of 1 MiB touch at most 48 + 2 * 48 units: within each server's 64.
+    let bounded = run_bounded(&s, 48);
+    check(&bounded);
+    assert!(bb_servers(&queued).iter().all(|b| b.keeps_drain_order()));
+    assert!(bb_servers(&bounded).iter().all(|b| !b.keeps_drain_order()));
+    assert_eq!(outcome(&queued), outcome(&bounded));
+    assert_eq!(check(&bounded).in_bb, 32 * MIB, "the overwrites superseded");
+}
+
+#[test]
+fn a_too_low_bound_still_drains_a_full_server() {
+    // The server holds 8 MiB and is told at most 1 unit will come; 32 MiB do, so writes stall,
+    // the server queues its idle dirty units after all, and the drain makes room as before.
+    let sim = run_bounded(&overflowing_writer(), 1);
+    let c = check(&sim);
+    assert_eq!((c.written, c.in_flight), (32 * MIB, 0));
+    assert!(c.on_pfs >= 24 * MIB, "the overflow was drained: {c:?}");
+    let server = bb_servers(&sim)[0];
+    assert!(server.keeps_drain_order(), "queued from the first stall on");
+    assert!(server.capacity().used() <= 8 * MIB);
+    assert_eq!(clients(&sim)[0].records.len(), 32);
+}
+
+#[test]
+fn the_drain_queue_is_dropped_only_when_nothing_can_drain() {
+    use bbsim_storage::{BbServer, Endpoint};
+    let server = |cfg: BbServerConfig| BbServer::new(cfg, Endpoint(0), vec![Endpoint(1)]).unwrap();
+    // 64 units of 1 MiB.
+    let mut s = server(bb_cfg(64 * MIB));
+    assert!(s.keeps_drain_order(), "kept unless told otherwise");
+    assert!(s.bound_allocations(64), "room for every unit, never drains");
+    assert!(!s.keeps_drain_order());
+    assert!(
+        !s.bound_allocations(65),
+        "one unit too many: a write could stall"
+    );
+    assert!(s.keeps_drain_order());
+    // A reservation below the bound could stall its writer.
+    let mut s = server(bb_cfg(64 * MIB));
+    s.reserve(3, 16 * MIB).unwrap();
+    assert!(!s.bound_allocations(17));
+    assert!(s.bound_allocations(16));
+    // Any other drain policy reads the queue.
+    for policy in [
+        DrainPolicy::Immediately,
+        DrainPolicy::AtJobEnd,
+        DrainPolicy::AboveFill { fill: 0.5 },
+    ] {
+        let mut cfg = bb_cfg(64 * MIB);
+        cfg.drain.policy = policy;
+        let mut s = server(cfg);
+        assert!(!s.bound_allocations(1));
+        assert!(s.keeps_drain_order());
     }
 }

@@ -2,14 +2,14 @@
 #![allow(dead_code)]
 
 use bbsim_engine::time::US;
-use bbsim_engine::{run_with_threads, SimConfig, Simulation};
+use bbsim_engine::{run_with_threads, LpId, SimConfig, Simulation};
 use bbsim_storage::capacity::FullPolicy;
 use bbsim_storage::drain::{DrainConfig, DrainPolicy};
 use bbsim_storage::pfs::PfsConfig;
 use bbsim_storage::placement::StripeSpec;
 use bbsim_storage::ssd::SsdConfig;
 use bbsim_storage::standalone::{
-    ClientLp, ClientOp, ClientSpec, HarnessLp, IdealNet, Scenario, Target,
+    ClientLp, ClientOp, ClientSpec, HarnessEvent, HarnessLp, IdealNet, Scenario, Target,
 };
 use bbsim_storage::units::KIB;
 use bbsim_storage::{BbLedger, BbServer, BbServerConfig, DeviceStats, IoOp};
@@ -50,6 +50,20 @@ pub fn run_until(s: &Scenario, threads: usize, end: u64) -> Simulation<HarnessLp
         .expect("valid scenario");
     run_with_threads(&mut sim, threads).expect("runs");
     sim
+}
+
+/// Schedules the event `ev()` at time 0 on every BB server of `sim` (settings a test gives
+/// the servers before any request arrives).
+pub fn tell_servers(sim: &mut Simulation<HarnessLp>, ev: impl Fn() -> HarnessEvent) {
+    let bbs: Vec<LpId> = sim
+        .lps()
+        .enumerate()
+        .filter(|(_, l)| matches!(l, HarnessLp::Bb(_)))
+        .map(|(i, _)| LpId(i as u32))
+        .collect();
+    for id in bbs {
+        sim.schedule(id, 0, ev()).expect("schedules");
+    }
 }
 
 /// The client LPs.
