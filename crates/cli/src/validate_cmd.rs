@@ -37,11 +37,21 @@ pub fn run(a: &ValidateArgs) -> Result<(), String> {
         0 | 1 => "every I/O operation on its own".to_string(),
         k => format!("transfer trains of up to {k} operations"),
     };
+    // Router buffers exist only in the packet model; their default grows with the packet
+    // (two packets, at least 64 KiB), which a packet-size sweep should know.
+    let buffers = match l.scenario.network.model {
+        bbsim_topology::NetModel::Packet => format!(
+            "{} VC buffers, ",
+            format_bytes(l.scenario.network.effective_vc_buffer(sim.packet_size.0).0)
+        ),
+        _ => String::new(),
+    };
     println!(
-        "  {:<24} {} network model, {} packets, {}",
+        "  {:<24} {} network model, {} packets, {}{}",
         "granularity",
         flow_granularity(&l.scenario.network),
         format_bytes(sim.packet_size.0),
+        buffers,
         trains
     );
     println!("  jobs");

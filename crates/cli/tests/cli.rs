@@ -665,7 +665,31 @@ fn validate_describes_the_machine() {
     ]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("8MiB packets, transfer trains of up to 8 operations"),
+        text.contains("8MiB packets, 16MiB VC buffers, transfer trains of up to 8 operations"),
+        "the VC buffer's default follows the packet size: {text}"
+    );
+    let out = run_ok(&[
+        "validate",
+        data("tiny-fattree.toml").to_str().expect("utf-8"),
+        "--set",
+        "simulation.packet_size=4KiB",
+        "--set",
+        "network.vc_buffer=128KiB",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("4KiB packets, 128KiB VC buffers"), "{text}");
+    // The flow model has no router buffers.
+    let out = run_ok(&[
+        "validate",
+        data("tiny-fattree.toml").to_str().expect("utf-8"),
+        "--set",
+        "network.model=flow",
+        "--set",
+        "simulation.packet_size=4MiB",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("flow network model, 4MiB packets, every I/O operation"),
         "{text}"
     );
     let out = run_ok(&[
