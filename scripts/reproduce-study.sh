@@ -34,6 +34,12 @@
 #                              should fit a 16 GB laptop
 #   STUDY_PACKET_SIZE=size     network packet size (default 64KiB, docs/study.md; 4MiB with
 #                              STUDY_NETWORK_MODEL=flow)
+#   STUDY_VC_BUFFER=size       network.vc_buffer, the routers' input buffer per port and
+#                              virtual channel (packet model only; default: the scenario's,
+#                              64 KiB or two packets, whichever is larger, so it grows with
+#                              STUDY_PACKET_SIZE). Set it to change the packet size alone: the
+#                              GTC convergence check (docs/study.md) found the buffer moves the
+#                              Summit-like global figures about as much as the packet size
 #   STUDY_NETWORK_MODEL=packet|path|flow   network.model (default packet: router LPs; path:
 #                              the cheaper path model, docs/network.md 2b, with its known gaps;
 #                              flow: the flow model, 2c, with 4 MiB packets by default so
@@ -144,6 +150,11 @@ NET_MODEL=${STUDY_NETWORK_MODEL:-packet}
 # server piece is HACC's 2 MiB) unless a size is given.
 if [ "$NET_MODEL" = flow ]; then PACKET=${STUDY_PACKET_SIZE:-4MiB}; else PACKET=${STUDY_PACKET_SIZE:-64KiB}; fi
 SSD_MODEL=${STUDY_SSD_MODEL:-per-ssd}
+VC_BUFFER=${STUDY_VC_BUFFER:-}
+if [ -n "$VC_BUFFER" ]; then
+    [ "${NET_MODEL}" = packet ] || die "STUDY_VC_BUFFER=$VC_BUFFER: router buffers exist only in the packet model (STUDY_NETWORK_MODEL=${NET_MODEL})"
+    [[ $VC_BUFFER =~ ^[0-9]+(\.[0-9]+)?(B|KB|MB|GB|KiB|MiB|GiB)$ ]] || die "STUDY_VC_BUFFER=$VC_BUFFER: expected a size with a unit, such as 128KiB"
+fi
 case $NET_MODEL in packet | path | flow) ;; *) die "STUDY_NETWORK_MODEL=$NET_MODEL: expected packet, path or flow" ;; esac
 case $SSD_MODEL in per-ssd | array) ;; *) die "STUDY_SSD_MODEL=$SSD_MODEL: expected per-ssd or array" ;; esac
 JOBS=${STUDY_JOBS:-1}
@@ -236,7 +247,7 @@ if [ -n "$STUDY_ARCHIVE_DIR" ]; then
     mkdir -p "$STUDY_ARCHIVE_DIR/runs"
     STUDY_ARCHIVE_DIR=$(cd "$STUDY_ARCHIVE_DIR" && pwd)
     study_provenance "by scripts/reproduce-study.sh (STUDY_ARCHIVE), each sweep as it ended" "$OUT" >"$STUDY_ARCHIVE_DIR/provenance.txt"
-    echo "scale: $SCALE; network model: $NET_MODEL; SSD model: $SSD_MODEL; packet size: $PACKET" >>"$STUDY_ARCHIVE_DIR/provenance.txt"
+    echo "scale: $SCALE; network model: $NET_MODEL; SSD model: $SSD_MODEL; packet size: $PACKET; VC buffer: ${VC_BUFFER:-scenario default}" >>"$STUDY_ARCHIVE_DIR/provenance.txt"
     echo "GLIBC_TUNABLES: ${GLIBC_TUNABLES:-(unset)}" >>"$STUDY_ARCHIVE_DIR/provenance.txt"
 fi
 START=$(date +%s)
@@ -252,6 +263,7 @@ jobs_of() {
 system_sets() { # system placement
     SETS=(--set "simulation.packet_size=$PACKET" --set "network.model=$NET_MODEL")
     SETS+=(--set "burst_buffer.ssd_model=$SSD_MODEL")
+    [ -z "$VC_BUFFER" ] || SETS+=(--set "network.vc_buffer=$VC_BUFFER")
     if [ "$SCALE" = smoke ] && [ "$1" = edison ]; then
         SETS+=(--set network.groups=3 --set network.nodes=1024)
         [ "$2" = global ] && SETS+=(--set burst_buffer.servers=128)
@@ -277,12 +289,13 @@ compose() { # system placement mix -> path of the composed scenario
     local f="$OUT/scenarios/$1-$2-$3.toml"
     {
         echo "# Composed by scripts/reproduce-study.sh: the machine of scenarios/$1-$2.toml"
-        echo "# with the jobs of scenarios/study/$3.toml, and the run's packet size written in."
+        echo "# with the jobs of scenarios/study/$3.toml, and the run's packet size (and STUDY_VC_BUFFER) written in."
         echo "# The script also passes --set network.model=$NET_MODEL --set burst_buffer.ssd_model=$SSD_MODEL"
         echo "# (and, with STUDY_SCALE=smoke, the smoke overrides): pass those too to rerun it as the"
         echo "# script did."
         sed -e '/^\[\[jobs\]\]/,$d' -e "s/^name = .*/name = \"study-$3-$1-$2\"/" \
-            -e "s/^packet_size = .*/packet_size = \"$PACKET\"/" "$ROOT/scenarios/$1-$2.toml"
+            -e "s/^packet_size = .*/packet_size = \"$PACKET\"/" \
+            -e "${VC_BUFFER:+/^\[network\]\$/a vc_buffer = \"$VC_BUFFER\"}" "$ROOT/scenarios/$1-$2.toml"
         sed -n '/^\[\[jobs\]\]/,$p' "$ROOT/scenarios/study/$3.toml"
     } >"$f"
     echo "$f"

@@ -127,13 +127,14 @@ fn placements_have_equal_aggregate_bb_bandwidth() {
     }
 }
 
-/// The script passes its network and SSD model settings to every run, and rejects unknown ones.
+/// The script passes its network and SSD model settings and its VC buffer to every run, and
+/// rejects unknown ones.
 #[test]
 fn reproduce_script_passes_the_model_settings_on() {
     let out = scratch("study-models");
-    let run = |net: &str, ssd: &str, dir: &std::path::Path| {
-        std::process::Command::new("bash")
-            .arg(repo().join("scripts/reproduce-study.sh"))
+    let run_with = |net: &str, ssd: &str, dir: &std::path::Path, extra: &[(&str, &str)]| {
+        let mut c = std::process::Command::new("bash");
+        c.arg(repo().join("scripts/reproduce-study.sh"))
             .arg(dir)
             .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
             .env("STUDY_SCALE", "smoke")
@@ -143,9 +144,14 @@ fn reproduce_script_passes_the_model_settings_on() {
             .env("STUDY_OVERHEADS_FATTREE", "20us")
             .env("STUDY_NETWORK_MODEL", net)
             .env("STUDY_SSD_MODEL", ssd)
-            .output()
-            .expect("bash runs the script")
+            .env_remove("STUDY_VC_BUFFER")
+            .env_remove("STUDY_PACKET_SIZE");
+        for (k, v) in extra {
+            c.env(k, v);
+        }
+        c.output().expect("bash runs the script")
     };
+    let run = |net: &str, ssd: &str, dir: &std::path::Path| run_with(net, ssd, dir, &[]);
     let done = run("path", "array", &out);
     assert_ok(&done);
     let summary = out.join("runs/summit-global-gtc/run-000_op_overhead=20us/summary.json");
@@ -164,6 +170,33 @@ fn reproduce_script_passes_the_model_settings_on() {
     assert_eq!(s["scenario"]["network"]["model"], "flow");
     // Whole-message packets unless STUDY_PACKET_SIZE says otherwise.
     assert_eq!(s["scenario"]["simulation"]["packet_size"], "4MiB");
+    // A VC buffer held while the packet size changes, in the runs and in the composed file.
+    let vc = out.join("vc");
+    let archive = out.join("vc-archive");
+    let held = [
+        ("STUDY_VC_BUFFER", "256KiB"),
+        ("STUDY_PACKET_SIZE", "16KiB"),
+        ("STUDY_ARCHIVE", archive.to_str().expect("utf-8")),
+    ];
+    assert_ok(&run_with("packet", "per-ssd", &vc, &held));
+    let summary = vc.join("runs/summit-global-gtc/run-000_op_overhead=20us/summary.json");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).expect("summary.json"))
+            .expect("JSON");
+    assert_eq!(s["scenario"]["network"]["vc_buffer"], "256KiB");
+    assert_eq!(s["scenario"]["simulation"]["packet_size"], "16KiB");
+    let composed = std::fs::read_to_string(vc.join("scenarios/summit-global-gtc.toml"))
+        .expect("composed scenario");
+    assert!(
+        composed.contains("\n[network]\nvc_buffer = \"256KiB\"\n")
+            && composed.contains("packet_size = \"16KiB\""),
+        "{composed}"
+    );
+    let prov = std::fs::read_to_string(archive.join("provenance.txt")).expect("provenance");
+    assert!(
+        prov.contains("packet size: 16KiB; VC buffer: 256KiB"),
+        "{prov}"
+    );
     let bad = run("fluid", "per-ssd", &out.join("bad"));
     assert!(!bad.status.success());
     let e = String::from_utf8_lossy(&bad.stderr);
@@ -171,6 +204,21 @@ fn reproduce_script_passes_the_model_settings_on() {
         e.contains("STUDY_NETWORK_MODEL=fluid: expected packet, path or flow"),
         "{e}"
     );
+    for (net, buffer, want) in [
+        ("packet", "big", "STUDY_VC_BUFFER=big: expected a size with a unit, such as 128KiB"),
+        (
+            "flow",
+            "128KiB",
+            "STUDY_VC_BUFFER=128KiB: router buffers exist only in the packet model (STUDY_NETWORK_MODEL=flow)",
+        ),
+    ] {
+        let dir = out.join(format!("bad-{net}"));
+        let bad = run_with(net, "per-ssd", &dir, &[("STUDY_VC_BUFFER", buffer)]);
+        assert!(!bad.status.success());
+        let e = String::from_utf8_lossy(&bad.stderr);
+        assert!(e.contains(want), "{e}");
+        assert!(!dir.exists(), "nothing written for a bad setting");
+    }
     let _ = std::fs::remove_dir_all(out);
 }
 
