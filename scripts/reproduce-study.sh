@@ -28,9 +28,10 @@
 #   BBSIM=path                 the bbsim binary (default: `bbsim` on PATH, then
 #                              $CARGO_TARGET_DIR/release/bbsim, then target/release/bbsim)
 #   STUDY_JOBS=N               runs at the same time within a sweep (default 1). Memory: at
-#                              full scale a run holds about 46 bytes per 128 KiB unit written
-#                              (GTC alone on a global BB: 2.4 GB measured; GTC+S3D+HACC
-#                              about 4-5 GB by that rate; docs/performance.md), so 2 at once
+#                              full scale a run holds about 30-46 bytes per 128 KiB unit
+#                              written (GTC alone on a global BB: 1.8 GB measured, 2.4 GB
+#                              before session 18 dropped the unused drain queue; GTC+S3D+HACC
+#                              4.4 GB before it; docs/performance.md), so 2 at once
 #                              should fit a 16 GB laptop
 #   STUDY_PACKET_SIZE=size     network packet size (default 64KiB, docs/study.md; 4MiB with
 #                              STUDY_NETWORK_MODEL=flow)
