@@ -31,7 +31,7 @@
 #                              full scale a run holds about 30-46 bytes per 128 KiB unit
 #                              written (GTC alone on a global BB: 1.8 GB measured, 2.4 GB
 #                              before session 18 dropped the unused drain queue; GTC+S3D+HACC
-#                              4.4 GB before it; docs/performance.md), so 2 at once
+#                              3.2 GB, 4.4 GB before; docs/performance.md), so 2 at once
 #                              should fit a 16 GB laptop
 #   STUDY_PACKET_SIZE=size     network packet size (default 64KiB, docs/study.md; 4MiB with
 #                              STUDY_NETWORK_MODEL=flow)
