@@ -429,6 +429,21 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             vec!["`burst_buffer.stripe_size`", "must be at most 2GiB"],
         ),
         (
+            // A VC buffer that cannot hold one packet, written in the scenario file (the
+            // packet size and the buffer are both set in it: line 16 is the buffer).
+            variant(
+                "smallvc",
+                "router_delay = \"90ns\"",
+                "router_delay = \"90ns\"\nvc_buffer = \"2KiB\"",
+            ),
+            vec![],
+            vec![
+                "smallvc.toml:16:",
+                "`network.vc_buffer`",
+                "must hold at least one packet (4KiB), got 2KiB",
+            ],
+        ),
+        (
             data("tiny-fattree.toml"),
             vec!["--set", "network.radx=8"],
             vec!["--set network.radx=8", "did you mean `radix`"],
