@@ -49,16 +49,14 @@ struct OutState {
     wake: bool,
     /// Round-robin pointer: the input-VC index after the last one granted.
     rr: u32,
-    /// The input VCs whose head packet waits for this port.
-    requests: Vec<Request>,
+    /// How many input VCs' head packets wait for this port (bits set in its request mask).
+    waiting: u32,
 }
 
-/// An input VC's head packet waiting for an output port, with what arbitration needs of it
+/// What arbitration needs of an input VC's head packet while it waits for its output port
 /// (the head stays the same while it waits, so the grant scan never touches the buffers).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Request {
-    /// Input-VC index.
-    idx: u32,
     /// Buffer bytes the head packet takes downstream (its credit cost).
     cost: u32,
     /// The head's output VC.
@@ -150,6 +148,14 @@ pub struct Router<P> {
     ports: Box<[PortRt]>,
     inputs: Vec<VecDeque<Buffered<P>>>,
     out: Vec<OutState>,
+    /// Per output port, a bit mask over input-VC indices (`mask_words` 64-bit words each): the
+    /// inputs whose head packet waits for that port. Round-robin arbitration scans it from the
+    /// port's pointer, so a grant costs a few word scans however many inputs wait.
+    request_mask: Vec<u64>,
+    /// Words per port in `request_mask`.
+    mask_words: usize,
+    /// Per input VC: its waiting head's credit cost and output VC (valid while its bit is set).
+    requests: Vec<Request>,
     /// Free downstream buffer (bytes) per output port and VC: at most `buffer_bytes` (< 2^32).
     credits: Vec<u32>,
     /// Bytes per output port queued here or buffered downstream (all VCs): can pass 2^32.
@@ -214,6 +220,8 @@ impl<P> Router<P> {
             })
             .collect();
         let cluster = topo.router_cluster(id);
+        let inputs = n * vcs as usize;
+        let mask_words = inputs.div_ceil(64).max(1);
         Router {
             id,
             class,
@@ -224,8 +232,11 @@ impl<P> Router<P> {
             vcs,
             lanes: algo.lanes() && vcs > 1,
             ports,
-            inputs: (0..n * vcs as usize).map(|_| VecDeque::new()).collect(),
+            inputs: (0..inputs).map(|_| VecDeque::new()).collect(),
             out: vec![OutState::default(); n],
+            request_mask: vec![0; n * mask_words],
+            mask_words,
+            requests: vec![Request::default(); inputs],
             credits,
             load: vec![0; n],
             slots: Default::default(),
@@ -271,7 +282,7 @@ impl<P> Router<P> {
                 let p = usize::from(port);
                 self.credits[p * self.vcs as usize + usize::from(vc)] += bytes;
                 self.load[p] -= u64::from(bytes);
-                if !self.out[p].requests.is_empty() {
+                if self.out[p].waiting > 0 {
                     self.arbitrate(p, ctx);
                 }
             }
@@ -319,13 +330,25 @@ impl<P> Router<P> {
         let in_port = usize::from(pkt.in_port);
         self.stats.change(ctx.now(), in_port, true, cost);
         let idx = in_port * self.vcs as usize + usize::from(pkt.vc);
-        self.inputs[idx].push_back(Buffered {
+        let b = Buffered {
             pkt,
             arrived: ctx.now(),
             payload,
             out_port,
             out_vc,
-        });
+        };
+        let port = usize::from(out_port);
+        if self.inputs[idx].is_empty()
+            && self.out[port].busy_until <= ctx.now()
+            && self.out[port].waiting == 0
+            && self.has_credit(port, out_vc, cost)
+        {
+            // The packet is the input's head and its port is free: it leaves at once, without
+            // a round trip through the input buffer (what `head_ready` would do).
+            self.send(b, ctx);
+            return;
+        }
+        self.inputs[idx].push_back(b);
         if self.inputs[idx].len() == 1 {
             self.head_ready(idx, ctx);
         }
@@ -358,18 +381,18 @@ impl<P> Router<P> {
             let port = usize::from(head.out_port);
             let free = self.out[port].busy_until <= now;
             if free
-                && self.out[port].requests.is_empty()
+                && self.out[port].waiting == 0
                 && self.has_credit(port, head.out_vc, head.pkt.cost())
             {
                 self.transmit(idx, ctx);
                 continue;
             }
-            let req = Request {
-                idx: idx as u32,
+            self.requests[idx] = Request {
                 cost: head.pkt.cost(),
                 vc: head.out_vc,
             };
-            self.out[port].requests.push(req);
+            self.request_mask[port * self.mask_words + idx / 64] |= 1 << (idx % 64);
+            self.out[port].waiting += 1;
             if free {
                 // Others are waiting: let round-robin arbitration decide.
                 idx = match self.grant(port, ctx) {
@@ -386,7 +409,7 @@ impl<P> Router<P> {
     /// Arbitrates free output `port` and follows up on the granted input's next head.
     fn arbitrate<E: From<NetEvent<P>>>(&mut self, port: usize, ctx: &mut Ctx<'_, E>) {
         if self.out[port].busy_until > ctx.now() {
-            if !self.out[port].requests.is_empty() {
+            if self.out[port].waiting > 0 {
                 self.ensure_wake(port, ctx);
             }
             return;
@@ -396,38 +419,54 @@ impl<P> Router<P> {
         }
     }
 
-    /// Round-robin grant of free output `port` among requesting inputs whose head has credit.
+    /// Round-robin grant of free output `port` among requesting inputs whose head has credit:
+    /// the first one at or after the port's round-robin pointer, in input-VC order, wrapping.
     /// Transmits the winner's head and returns the winner's input index.
     fn grant<E: From<NetEvent<P>>>(&mut self, port: usize, ctx: &mut Ctx<'_, E>) -> Option<usize> {
         let n = self.inputs.len() as u32;
-        let rr = self.out[port].rr;
+        let idx = self.first_request(port)?;
+        self.request_mask[port * self.mask_words + idx / 64] &= !(1 << (idx % 64));
+        self.out[port].waiting -= 1;
+        self.out[port].rr = (idx as u32 + 1) % n;
+        self.transmit(idx, ctx);
+        if self.out[port].waiting > 0 {
+            self.ensure_wake(port, ctx);
+        }
+        Some(idx)
+    }
+
+    /// The waiting input of `port` that round-robin arbitration grants next: the first set bit
+    /// of the port's request mask at or after its pointer (wrapping) whose head has credit.
+    #[inline]
+    fn first_request(&self, port: usize) -> Option<usize> {
+        let words = self.mask_words;
+        let mask = &self.request_mask[port * words..(port + 1) * words];
         let vcs = self.vcs as usize;
         // Credits matter only towards a router; a terminal always takes the packet.
         let credits = (self.ports[port].kind == PeerKind::Router)
             .then(|| &self.credits[port * vcs..(port + 1) * vcs]);
-        let mut best: Option<(usize, u32)> = None;
-        for (pos, r) in self.out[port].requests.iter().enumerate() {
-            if credits.is_some_and(|c| c[usize::from(r.vc)] < r.cost) {
-                continue;
+        let rr = self.out[port].rr as usize;
+        let (first_word, first_bit) = (rr / 64, rr % 64);
+        // The pointer's word from its bit up, the other words in order, then the pointer's
+        // word below its bit.
+        for step in 0..=words {
+            let w = (first_word + step) % words;
+            let mut m = mask[w];
+            if step == 0 {
+                m &= u64::MAX << first_bit;
+            } else if step == words {
+                m &= (1u64 << first_bit) - 1;
             }
-            // Distance after the round-robin pointer, in input-VC order.
-            let d = if r.idx >= rr {
-                r.idx - rr
-            } else {
-                r.idx + n - rr
-            };
-            if best.map_or(true, |(_, bd)| d < bd) {
-                best = Some((pos, d));
+            while m != 0 {
+                let idx = w * 64 + m.trailing_zeros() as usize;
+                let r = self.requests[idx];
+                if credits.map_or(true, |c| c[usize::from(r.vc)] >= r.cost) {
+                    return Some(idx);
+                }
+                m &= m - 1;
             }
         }
-        let (pos, _) = best?;
-        let idx = self.out[port].requests.swap_remove(pos).idx as usize;
-        self.out[port].rr = (idx as u32 + 1) % n;
-        self.transmit(idx, ctx);
-        if !self.out[port].requests.is_empty() {
-            self.ensure_wake(port, ctx);
-        }
-        Some(idx)
+        None
     }
 
     #[inline]
@@ -442,9 +481,15 @@ impl<P> Router<P> {
 
     /// Sends the head of input VC `idx` on its output port (which is free and has credit).
     fn transmit<E: From<NetEvent<P>>>(&mut self, idx: usize, ctx: &mut Ctx<'_, E>) {
-        let Some(b) = self.inputs[idx].pop_front() else {
-            return;
-        };
+        if let Some(b) = self.inputs[idx].pop_front() {
+            self.send(b, ctx);
+        }
+    }
+
+    /// Sends buffered packet `b` on its output port (which is free and has credit): occupies
+    /// the port for its serialisation, passes it downstream and returns its buffer space
+    /// upstream as a credit.
+    fn send<E: From<NetEvent<P>>>(&mut self, b: Buffered<P>, ctx: &mut Ctx<'_, E>) {
         let now = ctx.now();
         let port = usize::from(b.out_port);
         let rt = self.ports[port];
