@@ -209,9 +209,12 @@ const WINDOW_BUCKETS: usize = 16;
 /// Index of the extra list among a [`WindowSet`]'s buckets.
 const EXTRA: usize = WINDOW_BUCKETS;
 
-/// A bucket of the counting sort in [`WindowSet::refill`] holding more events than this makes
-/// the set fall back to a comparison sort (the insertion pass would be slow).
-const MAX_BUCKET: u32 = 12;
+/// A counter of the counting sort in [`sort_descending`] holding more events than this has
+/// them sorted by comparison rather than by insertion.
+const MAX_BUCKET: usize = 12;
+
+/// Runs of at most this many events are sorted by comparison (cheaper than counting).
+const MIN_COUNTING_SORT: usize = 8;
 
 /// A pending-event set specialised for lookahead windows.
 ///
@@ -332,74 +335,85 @@ fn sort_into<E>(
     sources: &mut [Vec<Event<E>>; WINDOW_BUCKETS + 1],
     whole: std::ops::Range<u64>,
 ) {
-    // At most every ring bucket plus the extra list.
-    let mut picked = [0usize; WINDOW_BUCKETS + 1];
-    let mut count = 0;
-    for i in whole
-        .map(|b| (b as usize) & (WINDOW_BUCKETS - 1))
-        .chain(std::iter::once(EXTRA))
-    {
-        picked[count] = i;
-        count += 1;
+    let mut picked = [false; WINDOW_BUCKETS + 1];
+    for b in whole {
+        picked[(b as usize) & (WINDOW_BUCKETS - 1)] = true;
     }
-    let picked = &picked[..count];
-    let events = || picked.iter().flat_map(|&i| sources[i].iter());
-    let n: usize = picked.iter().map(|&i| sources[i].len()).sum();
+    picked[EXTRA] = true;
+    // At most every ring bucket plus the extra list.
+    let mut chosen: [Option<&mut Vec<Event<E>>>; WINDOW_BUCKETS + 1] = Default::default();
+    for ((slot, source), &p) in chosen.iter_mut().zip(sources.iter_mut()).zip(&picked) {
+        if p {
+            *slot = Some(source);
+        }
+    }
+    sort_descending(current, counts, &mut chosen);
+}
+
+/// Moves the events of `sources` into `current` (empty) in descending key order, leaving the
+/// sources empty.
+///
+/// A counting sort on time (about one counter per event, over the events' time span), so each
+/// event moves once, then each counter's events are ordered by their full key: by insertion
+/// where a counter holds a few, by a comparison sort where times cluster. A few events are
+/// sorted by comparison alone.
+fn sort_descending<E>(
+    current: &mut Vec<Option<Event<E>>>,
+    counts: &mut Vec<u32>,
+    sources: &mut [Option<&mut Vec<Event<E>>>],
+) {
+    let n: usize = sources.iter().flatten().map(|s| s.len()).sum();
+    let key = |slot: &Option<Event<E>>| held(slot).map(|e| e.key);
+    if n <= MIN_COUNTING_SORT {
+        for s in sources.iter_mut().flatten() {
+            current.extend(s.drain(..).map(Some));
+        }
+        current.sort_unstable_by_key(|slot| Reverse(key(slot)));
+        return;
+    }
     let (mut lo, mut hi) = (Time::MAX, 0);
-    for e in events() {
+    for e in sources.iter().flatten().flat_map(|s| s.iter()) {
         lo = lo.min(e.time());
         hi = hi.max(e.time());
     }
-    let bits = usize::BITS - n.saturating_sub(1).leading_zeros();
-    let shift = (u64::BITS - hi.saturating_sub(lo).leading_zeros()).saturating_sub(bits);
+    let bits = usize::BITS - (n - 1).leading_zeros();
+    let shift = (u64::BITS - (hi - lo).leading_zeros()).saturating_sub(bits);
     let counter = |e: &Event<E>| ((e.time() - lo) >> shift) as usize;
     counts.clear();
     counts.resize(1 << bits, 0);
-    let mut most = 0;
-    for e in events() {
-        let c = &mut counts[counter(e)];
-        *c += 1;
-        most = most.max(*c);
-    }
-    if most > MAX_BUCKET {
-        // Clustered times: a comparison sort by time, then equal times by the full key.
-        let mut all: Vec<Event<E>> = Vec::with_capacity(n);
-        for &i in picked {
-            all.append(&mut sources[i]);
-        }
-        all.sort_unstable_by_key(|e| Reverse(e.time()));
-        let mut i = 0;
-        while i < n {
-            let t = all[i].time();
-            let j = i + all[i..].iter().take_while(|e| e.time() == t).count();
-            all[i..j].sort_unstable_by_key(|e| Reverse(e.key));
-            i = j;
-        }
-        current.extend(all.into_iter().map(Some));
-        return;
+    for e in sources.iter().flatten().flat_map(|s| s.iter()) {
+        counts[counter(e)] += 1;
     }
     // Positions counted from the back, so the run comes out in descending order: counter `c`
-    // ends where the later counters start.
+    // ends where the earlier counters start.
     let mut end = n as u32;
     for c in counts.iter_mut() {
         end -= *c;
         *c += end;
     }
     current.resize_with(n, || None);
-    for &i in picked {
-        for e in sources[i].drain(..) {
+    for s in sources.iter_mut().flatten() {
+        for e in s.drain(..) {
             let c = &mut counts[counter(&e)];
             *c -= 1;
             current[*c as usize] = Some(e);
         }
     }
-    // Counters are in time order; within one, insertion sort by the full key (descending).
-    let key = |slot: &Option<Event<E>>| held(slot).map(|e| e.key);
-    for i in 1..n {
-        let mut j = i;
-        while j > 0 && key(&current[j - 1]) < key(&current[j]) {
-            current.swap(j - 1, j);
-            j -= 1;
+    // Each counter now starts at `counts[c]` and ends where the previous (earlier) one starts.
+    let mut run_end = n;
+    for &start in counts.iter() {
+        let run = &mut current[start as usize..run_end];
+        run_end = start as usize;
+        if run.len() > MAX_BUCKET {
+            run.sort_unstable_by_key(|slot| Reverse(key(slot)));
+            continue;
+        }
+        for i in 1..run.len() {
+            let mut j = i;
+            while j > 0 && key(&run[j - 1]) < key(&run[j]) {
+                run.swap(j - 1, j);
+                j -= 1;
+            }
         }
     }
 }
@@ -519,8 +533,11 @@ pub struct BucketRing<E> {
     buckets: Vec<Vec<Event<E>>>,
     /// Absolute index (time / width) of the bucket being drained.
     cur: u64,
-    /// The drained bucket, sorted in descending key order (pop from the back).
-    current: Vec<Event<E>>,
+    /// The drained bucket, sorted in descending key order (pop from the back); every slot holds
+    /// an event (the `Option` only lets the counting sort place events safely).
+    current: Vec<Option<Event<E>>>,
+    /// Counting-sort counters (scratch).
+    counts: Vec<u32>,
     /// Late arrivals at or before the current bucket.
     late: BinaryHeap<Reverse<Event<E>>>,
     /// Events at or beyond the ring horizon, ordered by key.
@@ -587,12 +604,9 @@ impl<E: Send> BucketRing<E> {
             self.refill_from_overflow();
             let slot = (next as usize) & (RING_BUCKETS - 1);
             if !self.buckets[slot].is_empty() {
-                let mut bucket = std::mem::take(&mut self.buckets[slot]);
+                let bucket = &mut self.buckets[slot];
                 self.in_ring -= bucket.len();
-                bucket.sort_unstable_by_key(|e| Reverse(e.key));
-                // Reuse the old (empty) current vector's allocation for the ring slot.
-                let old = std::mem::replace(&mut self.current, bucket);
-                self.buckets[slot] = old;
+                sort_descending(&mut self.current, &mut self.counts, &mut [Some(bucket)]);
                 return true;
             }
         }
@@ -611,6 +625,7 @@ impl<E: Send> PendingSet<E> for BucketRing<E> {
             buckets: (0..RING_BUCKETS).map(|_| Vec::new()).collect(),
             cur: 0,
             current: Vec::new(),
+            counts: Vec::new(),
             late: BinaryHeap::new(),
             overflow: HeapSet::new(lookahead),
             in_ring: 0,
@@ -627,7 +642,7 @@ impl<E: Send> PendingSet<E> for BucketRing<E> {
     #[inline]
     fn pop_before(&mut self, limit: Time) -> Option<Event<E>> {
         loop {
-            let from_late = match (self.current.last(), self.late.peek()) {
+            let from_late = match (self.current.last().and_then(held), self.late.peek()) {
                 (None, None) => {
                     if !self.advance(limit) {
                         return None;
@@ -641,14 +656,14 @@ impl<E: Send> PendingSet<E> for BucketRing<E> {
             let t = if from_late {
                 self.late.peek().map(|r| r.0.time())
             } else {
-                self.current.last().map(Event::time)
+                self.current.last().and_then(held).map(Event::time)
             };
             if t.is_some_and(|t| t < limit) {
                 self.len -= 1;
                 return if from_late {
                     self.late.pop().map(|r| r.0)
                 } else {
-                    self.current.pop()
+                    self.current.pop().flatten()
                 };
             }
             return None;
@@ -659,7 +674,7 @@ impl<E: Send> PendingSet<E> for BucketRing<E> {
         if self.current.is_empty() && self.late.is_empty() && !self.advance(Time::MAX) {
             return None;
         }
-        let c = self.current.last().map(Event::time);
+        let c = self.current.last().and_then(held).map(Event::time);
         let l = self.late.peek().map(|r| r.0.time());
         match (c, l) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -789,6 +804,31 @@ mod tests {
         );
         assert!(p.is_empty());
         assert_eq!(p.next_time(), None);
+    }
+
+    #[test]
+    fn counting_sort_orders_few_spread_and_clustered_runs_by_full_key() {
+        let mut rng = Rng::seed_from_u64(3);
+        let mut counts = Vec::new();
+        // (events, time span): a few events; spread times (insertion within counters);
+        // clustered times, many on one counter and on one time (comparison within counters).
+        for (n, span) in [(5, 1_000), (300, 1_000_000), (300, 40), (2_000, 3), (64, 1)] {
+            let mut sources: Vec<Vec<Event<u32>>> = vec![Vec::new(); 3];
+            let mut want = Vec::new();
+            for seq in 0..n {
+                let e = ev(1_000 + rng.below(span), rng.below(4) as u32, seq);
+                want.push(e.key);
+                sources[rng.below(3) as usize].push(e);
+            }
+            want.sort_unstable_by(|a, b| b.cmp(a));
+            let mut current = Vec::new();
+            let mut refs: Vec<Option<&mut Vec<Event<u32>>>> =
+                sources.iter_mut().map(Some).collect();
+            sort_descending(&mut current, &mut counts, &mut refs);
+            let got: Vec<EventKey> = current.iter().flatten().map(|e| e.key).collect();
+            assert_eq!(got, want, "{n} events over {span} ps");
+            assert!(sources.iter().all(Vec::is_empty));
+        }
     }
 
     /// Pops in lookahead windows as the executors do (limits advancing from the earliest
