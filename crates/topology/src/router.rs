@@ -40,6 +40,15 @@ enum PeerKind {
     Terminal,
 }
 
+/// One port: its constants and its output state, on one cache line (an arrival, a grant and a
+/// transmission each read both for the same port).
+#[derive(Clone, Debug)]
+#[repr(align(64))]
+struct Port {
+    rt: PortRt,
+    out: OutState,
+}
+
 /// Output-port state.
 #[derive(Clone, Debug, Default)]
 struct OutState {
@@ -61,6 +70,15 @@ struct Request {
     cost: u32,
     /// The head's output VC.
     vc: u8,
+}
+
+/// An input virtual channel: its buffered packets, and what arbitration needs of its head while
+/// the head waits for its output port (valid while the input's bit is set in that port's
+/// request mask), side by side so that a grant finds both on the same cache line.
+#[derive(Clone, Debug)]
+struct InputVc<P> {
+    queue: VecDeque<Buffered<P>>,
+    request: Request,
 }
 
 /// A buffered packet with its routing decision.
@@ -145,17 +163,14 @@ pub struct Router<P> {
     params: Arc<RouterParams>,
     vcs: u32,
     lanes: bool,
-    ports: Box<[PortRt]>,
-    inputs: Vec<VecDeque<Buffered<P>>>,
-    out: Vec<OutState>,
+    ports: Box<[Port]>,
+    inputs: Vec<InputVc<P>>,
     /// Per output port, a bit mask over input-VC indices (`mask_words` 64-bit words each): the
     /// inputs whose head packet waits for that port. Round-robin arbitration scans it from the
     /// port's pointer, so a grant costs a few word scans however many inputs wait.
     request_mask: Vec<u64>,
     /// Words per port in `request_mask`.
     mask_words: usize,
-    /// Per input VC: its waiting head's credit cost and output VC (valid while its bit is set).
-    requests: Vec<Request>,
     /// Free downstream buffer (bytes) per output port and VC: at most `buffer_bytes` (< 2^32).
     credits: Vec<u32>,
     /// Bytes per output port queued here or buffered downstream (all VCs): can pass 2^32.
@@ -175,7 +190,7 @@ impl<P> Router<P> {
         params: Arc<RouterParams>,
         layout: &LpLayout,
     ) -> Self {
-        let ports: Box<[PortRt]> = topo
+        let ports: Box<[Port]> = topo
             .ports(id)
             .iter()
             .map(|p| {
@@ -196,13 +211,17 @@ impl<P> Router<P> {
                     },
                     "both directions of a link share its parameters (cut-through relies on it)"
                 );
-                PortRt {
+                let rt = PortRt {
                     peer_lp,
                     peer_port,
                     kind,
                     latency: p.link.latency,
                     bandwidth: p.link.bandwidth,
                     ser_full: serialisation(u64::from(params.packet_size), p.link.bandwidth),
+                };
+                Port {
+                    rt,
+                    out: OutState::default(),
                 }
             })
             .collect();
@@ -211,7 +230,7 @@ impl<P> Router<P> {
         let credits = ports
             .iter()
             .flat_map(|p| {
-                let c = if p.kind == PeerKind::Router {
+                let c = if p.rt.kind == PeerKind::Router {
                     params.buffer_bytes
                 } else {
                     0
@@ -232,11 +251,14 @@ impl<P> Router<P> {
             vcs,
             lanes: algo.lanes() && vcs > 1,
             ports,
-            inputs: (0..inputs).map(|_| VecDeque::new()).collect(),
-            out: vec![OutState::default(); n],
+            inputs: (0..inputs)
+                .map(|_| InputVc {
+                    queue: VecDeque::new(),
+                    request: Request::default(),
+                })
+                .collect(),
             request_mask: vec![0; n * mask_words],
             mask_words,
-            requests: vec![Request::default(); inputs],
             credits,
             load: vec![0; n],
             slots: Default::default(),
@@ -271,7 +293,7 @@ impl<P> Router<P> {
 
     /// Packets currently held in the input buffers (0 after a drained run).
     pub fn buffered_packets(&self) -> usize {
-        self.inputs.iter().map(VecDeque::len).sum()
+        self.inputs.iter().map(|i| i.queue.len()).sum()
     }
 
     /// Handles one network event addressed to this router.
@@ -282,13 +304,13 @@ impl<P> Router<P> {
                 let p = usize::from(port);
                 self.credits[p * self.vcs as usize + usize::from(vc)] += bytes;
                 self.load[p] -= u64::from(bytes);
-                if self.out[p].waiting > 0 {
+                if self.ports[p].out.waiting > 0 {
                     self.arbitrate(p, ctx);
                 }
             }
             NetEvent::PortFree { port } => {
                 let p = usize::from(port);
-                self.out[p].wake = false;
+                self.ports[p].out.wake = false;
                 self.arbitrate(p, ctx);
             }
             // Path-model link wake-ups are the fabric's own events, never a router's.
@@ -321,7 +343,8 @@ impl<P> Router<P> {
             )
         };
         let cost = pkt.cost();
-        let out_vc = if self.lanes && self.ports[usize::from(out_port)].kind == PeerKind::Router {
+        let out_vc = if self.lanes && self.ports[usize::from(out_port)].rt.kind == PeerKind::Router
+        {
             self.widest_lane(usize::from(out_port))
         } else {
             out_vc
@@ -338,9 +361,9 @@ impl<P> Router<P> {
             out_vc,
         };
         let port = usize::from(out_port);
-        if self.inputs[idx].is_empty()
-            && self.out[port].busy_until <= ctx.now()
-            && self.out[port].waiting == 0
+        if self.inputs[idx].queue.is_empty()
+            && self.ports[port].out.busy_until <= ctx.now()
+            && self.ports[port].out.waiting == 0
             && self.has_credit(port, out_vc, cost)
         {
             // The packet is the input's head and its port is free: it leaves at once, without
@@ -348,8 +371,8 @@ impl<P> Router<P> {
             self.send(b, ctx);
             return;
         }
-        self.inputs[idx].push_back(b);
-        if self.inputs[idx].len() == 1 {
+        self.inputs[idx].queue.push_back(b);
+        if self.inputs[idx].queue.len() == 1 {
             self.head_ready(idx, ctx);
         }
     }
@@ -370,29 +393,29 @@ impl<P> Router<P> {
 
     #[inline]
     fn has_credit(&self, port: usize, vc: u8, cost: u32) -> bool {
-        self.ports[port].kind != PeerKind::Router
+        self.ports[port].rt.kind != PeerKind::Router
             || self.credits[port * self.vcs as usize + usize::from(vc)] >= cost
     }
 
     /// The head of input VC `idx` is new: send it if its port is free, else queue a request.
     fn head_ready<E: From<NetEvent<P>>>(&mut self, mut idx: usize, ctx: &mut Ctx<'_, E>) {
         let now = ctx.now();
-        while let Some(head) = self.inputs[idx].front() {
+        while let Some(head) = self.inputs[idx].queue.front() {
             let port = usize::from(head.out_port);
-            let free = self.out[port].busy_until <= now;
+            let free = self.ports[port].out.busy_until <= now;
             if free
-                && self.out[port].waiting == 0
+                && self.ports[port].out.waiting == 0
                 && self.has_credit(port, head.out_vc, head.pkt.cost())
             {
                 self.transmit(idx, ctx);
                 continue;
             }
-            self.requests[idx] = Request {
+            self.inputs[idx].request = Request {
                 cost: head.pkt.cost(),
                 vc: head.out_vc,
             };
             self.request_mask[port * self.mask_words + idx / 64] |= 1 << (idx % 64);
-            self.out[port].waiting += 1;
+            self.ports[port].out.waiting += 1;
             if free {
                 // Others are waiting: let round-robin arbitration decide.
                 idx = match self.grant(port, ctx) {
@@ -408,8 +431,8 @@ impl<P> Router<P> {
 
     /// Arbitrates free output `port` and follows up on the granted input's next head.
     fn arbitrate<E: From<NetEvent<P>>>(&mut self, port: usize, ctx: &mut Ctx<'_, E>) {
-        if self.out[port].busy_until > ctx.now() {
-            if self.out[port].waiting > 0 {
+        if self.ports[port].out.busy_until > ctx.now() {
+            if self.ports[port].out.waiting > 0 {
                 self.ensure_wake(port, ctx);
             }
             return;
@@ -426,10 +449,10 @@ impl<P> Router<P> {
         let n = self.inputs.len() as u32;
         let idx = self.first_request(port)?;
         self.request_mask[port * self.mask_words + idx / 64] &= !(1 << (idx % 64));
-        self.out[port].waiting -= 1;
-        self.out[port].rr = (idx as u32 + 1) % n;
+        self.ports[port].out.waiting -= 1;
+        self.ports[port].out.rr = (idx as u32 + 1) % n;
         self.transmit(idx, ctx);
-        if self.out[port].waiting > 0 {
+        if self.ports[port].out.waiting > 0 {
             self.ensure_wake(port, ctx);
         }
         Some(idx)
@@ -443,9 +466,9 @@ impl<P> Router<P> {
         let mask = &self.request_mask[port * words..(port + 1) * words];
         let vcs = self.vcs as usize;
         // Credits matter only towards a router; a terminal always takes the packet.
-        let credits = (self.ports[port].kind == PeerKind::Router)
+        let credits = (self.ports[port].rt.kind == PeerKind::Router)
             .then(|| &self.credits[port * vcs..(port + 1) * vcs]);
-        let rr = self.out[port].rr as usize;
+        let rr = self.ports[port].out.rr as usize;
         let (first_word, first_bit) = (rr / 64, rr % 64);
         // The pointer's word from its bit up, the other words in order, then the pointer's
         // word below its bit.
@@ -459,7 +482,7 @@ impl<P> Router<P> {
             }
             while m != 0 {
                 let idx = w * 64 + m.trailing_zeros() as usize;
-                let r = self.requests[idx];
+                let r = self.inputs[idx].request;
                 if credits.map_or(true, |c| c[usize::from(r.vc)] >= r.cost) {
                     return Some(idx);
                 }
@@ -471,7 +494,7 @@ impl<P> Router<P> {
 
     #[inline]
     fn ensure_wake<E: From<NetEvent<P>>>(&mut self, port: usize, ctx: &mut Ctx<'_, E>) {
-        let o = &mut self.out[port];
+        let o = &mut self.ports[port].out;
         if !o.wake {
             o.wake = true;
             let delay = o.busy_until.saturating_sub(ctx.now());
@@ -481,7 +504,7 @@ impl<P> Router<P> {
 
     /// Sends the head of input VC `idx` on its output port (which is free and has credit).
     fn transmit<E: From<NetEvent<P>>>(&mut self, idx: usize, ctx: &mut Ctx<'_, E>) {
-        if let Some(b) = self.inputs[idx].pop_front() {
+        if let Some(b) = self.inputs[idx].queue.pop_front() {
             self.send(b, ctx);
         }
     }
@@ -492,7 +515,7 @@ impl<P> Router<P> {
     fn send<E: From<NetEvent<P>>>(&mut self, b: Buffered<P>, ctx: &mut Ctx<'_, E>) {
         let now = ctx.now();
         let port = usize::from(b.out_port);
-        let rt = self.ports[port];
+        let rt = self.ports[port].rt;
         let cost = b.pkt.cost();
         let ser = if b.pkt.bytes == self.params.packet_size {
             rt.ser_full
@@ -504,7 +527,7 @@ impl<P> Router<P> {
         // arrival event. Both directions of a link share its bandwidth, so the input port gives
         // that serialisation; an input link no slower than the output never holds the tail back
         // (then `tail - ser <= head <= now`).
-        let up = self.ports[usize::from(b.pkt.in_port)];
+        let up = self.ports[usize::from(b.pkt.in_port)].rt;
         let start = if up.bandwidth < rt.bandwidth {
             let ser_in = if b.pkt.bytes == self.params.packet_size {
                 up.ser_full
@@ -517,7 +540,7 @@ impl<P> Router<P> {
             now
         };
         let end = start + ser;
-        self.out[port].busy_until = end;
+        self.ports[port].out.busy_until = end;
         self.stats.links[port].record(u64::from(b.pkt.bytes), ser);
         let vcs = self.vcs as usize;
         let (in_port, in_vc) = (usize::from(b.pkt.in_port), b.pkt.vc);
@@ -544,7 +567,7 @@ impl<P> Router<P> {
                 ctx.send(rt.peer_lp, end + rt.latency - now, E::from(ev));
             }
         }
-        let up = self.ports[in_port];
+        let up = self.ports[in_port].rt;
         let credit = NetEvent::Credit {
             port: up.peer_port,
             vc: in_vc,
