@@ -14,7 +14,7 @@
 use super::barrier::{SpinBarrier, WindowReduction, FLAG_CANCEL, FLAG_ERROR, FLAG_STOP};
 use super::Failure;
 use crate::error::EngineError;
-use crate::event::Event;
+use crate::event::{Event, LpId};
 use crate::lp::{LogicalProcess, LpSlot};
 use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
 use crate::sim::{dispatch, Channels, Executor, RunInput};
@@ -323,10 +323,20 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 let me = ev.dst;
                 last = last.max(t);
                 stats.events += 1;
-                let local = match cl.first_member {
-                    Some(first) => me.0.wrapping_sub(first) as usize,
-                    None => sh.local_index[me.index()] as usize,
+                let local_of = |lp: LpId| match cl.first_member {
+                    Some(first) => lp.0.wrapping_sub(first) as usize,
+                    None => sh.local_index[lp.index()] as usize,
                 };
+                let local = local_of(me);
+                // Start loading the next event's LP (its slot and state) while this one runs.
+                if let Some(next) = cl
+                    .pending
+                    .next_dst()
+                    .and_then(|d| cl.slots.get(local_of(d)))
+                {
+                    crate::hint::prefetch(next);
+                    next.lp.prefetch();
+                }
                 let first_new = sent.len();
                 dispatch(&mut cl.slots[local], ev, &mut sent, &mut stop_requested);
                 let mut now_due = false;
