@@ -59,6 +59,7 @@ pub struct LpSlot<L> {
 /// the means to send events and to ask the run to stop.
 pub struct Ctx<'a, E> {
     pub(crate) now: Time,
+    pub(crate) end: Time,
     pub(crate) me: LpId,
     pub(crate) current: EventKey,
     pub(crate) rng: &'a mut Rng,
@@ -72,6 +73,15 @@ impl<'a, E> Ctx<'a, E> {
     #[inline]
     pub fn now(&self) -> Time {
         self.now
+    }
+
+    /// The run's end time in picoseconds: events at or after it are not handled
+    /// ([`crate::SimConfig::end_time`]; `Time::MAX` when the run goes on until no events
+    /// remain). An LP may act ahead on its own future (send now what it would send at a later
+    /// time) only for times before it, so that a run cut off at its end reports the same.
+    #[inline]
+    pub fn end_time(&self) -> Time {
+        self.end
     }
 
     /// The id of the LP handling the event.

@@ -146,9 +146,11 @@ pub(crate) fn dispatch<L: LogicalProcess>(
     ev: Event<L::Event>,
     out: &mut Vec<Event<L::Event>>,
     stop: &mut bool,
+    end: Time,
 ) {
     let mut ctx = Ctx {
         now: ev.key.time,
+        end,
         me: ev.dst,
         current: ev.key,
         rng: &mut slot.rng,
@@ -243,6 +245,7 @@ impl<L: LogicalProcess> Simulation<L> {
         for (i, slot) in self.slots.iter_mut().enumerate() {
             let mut ctx = Ctx {
                 now: 0,
+                end: self.config.end_time,
                 me: LpId(i as u32),
                 current: EventKey::new(0, 0, ENVIRONMENT, 0),
                 rng: &mut slot.rng,

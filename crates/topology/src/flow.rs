@@ -232,10 +232,7 @@ impl<P> FlowFabric<P> {
                     self.wake_at = Time::MAX;
                 }
             }
-            NetEvent::Credit { .. }
-            | NetEvent::PortFree { .. }
-            | NetEvent::NicWake
-            | NetEvent::Resume { .. } => {}
+            NetEvent::Credit { .. } | NetEvent::PortFree { .. } | NetEvent::Resume { .. } => {}
         }
         self.end_due(ctx);
         self.schedule_wake(ctx);

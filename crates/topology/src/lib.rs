@@ -52,7 +52,7 @@ pub use network::{
     MAX_PACKET_SERIALISATION, MAX_PACKET_SIZE,
 };
 pub use nic::{Nic, NicStats};
-pub use packet::{Delivered, MessageId, NetEvent, Packet};
+pub use packet::{Assembled, Delivered, MessageId, NetEvent, Packet};
 pub use path::PathFabric;
 pub use router::{Router, RouterStats};
 pub use routing::Routing;

@@ -9,7 +9,7 @@
 
 use crate::bypass::Bypass;
 use crate::link::{serialisation, LinkStats};
-use crate::packet::{packet_bytes, Delivered, MessageId, NetEvent, Packet, NONE};
+use crate::packet::{packet_bytes, Assembled, Delivered, MessageId, NetEvent, Packet, NONE};
 use bbsim_engine::{Ctx, LpId, Time};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -104,7 +104,6 @@ pub struct Nic<P> {
     router_delay: Time,
     credits: u32,
     busy_until: Time,
-    wake: bool,
     next_seq: u32,
     queue: VecDeque<Outgoing<P>>,
     partial: HashMap<MessageId, Partial<P>>,
@@ -150,7 +149,6 @@ impl<P> Nic<P> {
             router_delay: s.router_delay,
             credits: s.buffer_bytes,
             busy_until: 0,
-            wake: false,
             next_seq: 0,
             queue: VecDeque::new(),
             partial: HashMap::new(),
@@ -292,11 +290,6 @@ impl<P> Nic<P> {
                 self.inject(ctx);
                 None
             }
-            NetEvent::NicWake => {
-                self.wake = false;
-                self.inject(ctx);
-                None
-            }
             NetEvent::Packet { pkt, payload } => self.receive(pkt, payload, ctx.now()),
             NetEvent::PortFree { .. } | NetEvent::LinkFree { .. } | NetEvent::Resume { .. } => None,
         }
@@ -380,13 +373,22 @@ impl<P> Nic<P> {
         })
     }
 
-    /// Injects as many packets as the link and credits allow now.
+    /// Injects the queued packets as far as the credits allow. Each packet takes the link when
+    /// the one before it has left (`busy_until`), and is handed to the router at once, to
+    /// arrive when its head has been routed there (`start + latency + router_delay`): so a NIC
+    /// with credits streams a whole message from one event, without a wake-up per packet. The
+    /// credits it spends ahead are the ones it would hold when each packet starts (credits only
+    /// grow until the NIC spends them), so the packets and their times are those of injecting
+    /// each one when the link frees. Packets that would start at or after the run's end stay
+    /// queued, as they would have. When credits run short, the returning credit calls again.
     fn inject<E: From<NetEvent<P>>>(&mut self, ctx: &mut Ctx<'_, E>) {
         let now = ctx.now();
-        while self.busy_until <= now {
-            let Some(m) = self.queue.front_mut() else {
+        let end = ctx.end_time();
+        while let Some(m) = self.queue.front_mut() {
+            let start = self.busy_until.max(now);
+            if start >= end {
                 return;
-            };
+            }
             let data = m.left.min(u64::from(self.packet_size)) as u32;
             let bytes = data + m.header;
             let cost = bytes.max(1);
@@ -400,7 +402,7 @@ impl<P> Nic<P> {
             } else {
                 serialisation(u64::from(bytes), self.bandwidth)
             };
-            self.busy_until = now + ser;
+            self.busy_until = start + ser;
             self.stats.injection.record(u64::from(bytes), ser);
             m.left -= u64::from(data);
             let last = m.left == 0;
@@ -413,17 +415,34 @@ impl<P> Nic<P> {
             let ev = NetEvent::Packet { pkt, payload };
             ctx.send(
                 self.router_lp,
-                self.latency + self.router_delay,
+                start - now + self.latency + self.router_delay,
                 E::from(ev),
             );
         }
-        if !self.queue.is_empty() && !self.wake {
-            self.wake = true;
-            ctx.send_self(self.busy_until - now, E::from(NetEvent::NicWake));
-        }
+    }
+
+    /// A message its router assembled (header `pkt`, see [`Packet::whole`]): counted as its
+    /// packets would have been, one by one, and delivered.
+    fn receive_whole(
+        &mut self,
+        pkt: &Packet,
+        msg: Assembled,
+        payload: Option<P>,
+        now: Time,
+    ) -> Option<Delivered<P>> {
+        self.stats.received_packets += u64::from(msg.packets);
+        self.stats.packet_hops += u64::from(msg.hop_sum);
+        self.stats.nonminimal_packets += u64::from(msg.nonminimal_packets);
+        let full = u64::from(msg.packets) * u64::from(self.packet_size);
+        let bytes = full.checked_add_signed(i64::from(msg.extra_bytes))?;
+        let nonminimal = msg.nonminimal_packets > 0;
+        self.deliver(pkt, bytes, payload?, u16::from(msg.hops), nonminimal, now)
     }
 
     fn receive(&mut self, pkt: Packet, payload: Option<P>, now: Time) -> Option<Delivered<P>> {
+        if let Some(msg) = pkt.as_whole() {
+            return self.receive_whole(&pkt, msg, payload, now);
+        }
         self.stats.received_packets += 1;
         self.stats.packet_hops += u64::from(pkt.hops);
         self.stats.nonminimal_packets += u64::from(pkt.nonminimal());

@@ -9,6 +9,9 @@ pub const NONE: u16 = u16::MAX;
 pub const FLAG_NONMINIMAL: u8 = 1;
 /// Flag: the source router has made its minimal / non-minimal decision.
 pub const FLAG_DECIDED: u8 = 2;
+/// Flag: the header stands for a whole message assembled at the destination's router
+/// ([`Packet::whole`]); its routing fields carry the packets' sums.
+pub const FLAG_WHOLE: u8 = 4;
 
 /// Identifies a message: the sending terminal and its per-terminal sequence number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -55,6 +58,47 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// The header that carries whole message `m` from the destination's router to its
+    /// terminal. Past the last router the routing fields are spent, so they hold the sums:
+    /// `bytes` the extra bytes (two's complement), `aux` and `slot` the low and high halves of
+    /// the hop sum, `in_port`, `vc` and `ghops` the non-minimal packet count (bits 0-15,
+    /// 16-23, 24-31); `hops` is the most hops of one packet.
+    pub fn whole(m: &Assembled) -> Packet {
+        let n = m.nonminimal_packets;
+        Packet {
+            src: m.src,
+            dst: m.dst,
+            seq: m.seq,
+            packets: m.packets,
+            injected: m.injected,
+            bytes: m.extra_bytes as u32,
+            aux: m.hop_sum as u16,
+            slot: (m.hop_sum >> 16) as u16,
+            in_port: n as u16,
+            hops: m.hops,
+            vc: (n >> 16) as u8,
+            ghops: (n >> 24) as u8,
+            flags: FLAG_WHOLE | if n > 0 { FLAG_NONMINIMAL } else { 0 },
+        }
+    }
+
+    /// The whole message this header carries, if it is one ([`Packet::whole`]).
+    pub fn as_whole(&self) -> Option<Assembled> {
+        (self.flags & FLAG_WHOLE != 0).then(|| Assembled {
+            src: self.src,
+            dst: self.dst,
+            seq: self.seq,
+            packets: self.packets,
+            injected: self.injected,
+            extra_bytes: self.bytes as i32,
+            hop_sum: u32::from(self.aux) | u32::from(self.slot) << 16,
+            nonminimal_packets: u32::from(self.in_port)
+                | u32::from(self.vc) << 16
+                | u32::from(self.ghops) << 24,
+            hops: self.hops,
+        })
+    }
+
     /// Whether the packet is routed non-minimally.
     #[inline]
     pub fn nonminimal(&self) -> bool {
@@ -96,8 +140,6 @@ pub enum NetEvent<P> {
         /// The output port.
         port: u16,
     },
-    /// A NIC's injection link is free again (host self-event).
-    NicWake,
     /// Path model ([`crate::path`]): link `link` (a fabric-wide output-port index) has
     /// finished its reservation; grant it to the next waiting packet (fabric self-event).
     LinkFree {
@@ -111,6 +153,40 @@ pub enum NetEvent<P> {
         slot: u32,
     },
 }
+
+/// A message of several packets as its destination terminal receives it from its router's
+/// ejection port in one event: the header fields every packet shares, plus the per-packet
+/// figures the NIC would have added up packet by packet. It travels as a [`Packet`] header
+/// flagged [`FLAG_WHOLE`] ([`Packet::whole`], [`Packet::as_whole`]), so the event is no
+/// larger than a packet's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Assembled {
+    /// Source terminal.
+    pub src: u32,
+    /// Destination terminal.
+    pub dst: u32,
+    /// Message sequence number at the source.
+    pub seq: u32,
+    /// Packets in the message.
+    pub packets: u32,
+    /// Time (ps) the message was handed to the source NIC.
+    pub injected: Time,
+    /// Wire bytes of the message minus `packets` full packets: the header riding in the first
+    /// packet less what the last one lacks of a full packet (so in `[-packet_size,
+    /// MAX_HEADER_BYTES]`).
+    pub extra_bytes: i32,
+    /// Routers traversed, summed over the packets.
+    pub hop_sum: u32,
+    /// Packets routed non-minimally.
+    pub nonminimal_packets: u32,
+    /// Most routers traversed by one packet.
+    pub hops: u8,
+}
+
+/// Most packets in a message that a router assembles at its ejection port (so that the hop
+/// sum, at most 255 per packet, fits in 32 bits); longer messages reach the terminal packet by
+/// packet.
+pub const MAX_ASSEMBLED_PACKETS: u32 = 1 << 24;
 
 /// Wire bytes of each packet of a message of `data` bytes plus a `header` riding in the first
 /// packet, split into packets of `packet_size` (a message of no data is one packet of its
@@ -158,5 +234,36 @@ mod tests {
     #[test]
     fn header_stays_compact() {
         assert_eq!(std::mem::size_of::<Packet>(), 40);
+    }
+
+    #[test]
+    fn a_whole_message_header_keeps_its_sums() {
+        let m = Assembled {
+            src: 7,
+            dst: 4_000_000,
+            seq: 123_456,
+            packets: MAX_ASSEMBLED_PACKETS,
+            injected: 987_654_321_000,
+            extra_bytes: -65_536 + 64,
+            hop_sum: 255 * MAX_ASSEMBLED_PACKETS,
+            nonminimal_packets: MAX_ASSEMBLED_PACKETS - 3,
+            hops: 255,
+        };
+        let pkt = Packet::whole(&m);
+        assert_eq!(pkt.as_whole(), Some(m));
+        assert!(pkt.nonminimal());
+        let minimal = Assembled {
+            nonminimal_packets: 0,
+            extra_bytes: 40,
+            ..m
+        };
+        assert_eq!(Packet::whole(&minimal).as_whole(), Some(minimal));
+        assert!(!Packet::whole(&minimal).nonminimal());
+        // An ordinary packet is not a whole message.
+        let ordinary = Packet {
+            flags: FLAG_NONMINIMAL | FLAG_DECIDED,
+            ..Packet::whole(&m)
+        };
+        assert_eq!(ordinary.as_whole(), None);
     }
 }

@@ -281,7 +281,7 @@ impl<P> PathFabric<P> {
                 self.free_slots.push(slot);
                 self.arrive(p.pkt, p.payload, p.router, (p.head, p.tail, p.from), ctx);
             }
-            NetEvent::Credit { .. } | NetEvent::PortFree { .. } | NetEvent::NicWake => {}
+            NetEvent::Credit { .. } | NetEvent::PortFree { .. } => {}
         }
     }
 

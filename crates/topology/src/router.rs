@@ -15,11 +15,11 @@
 use crate::graph::Peer;
 use crate::link::{serialisation, LinkStats};
 use crate::network::{LpLayout, RouterParams};
-use crate::packet::{NetEvent, Packet};
+use crate::packet::{Assembled, MessageId, NetEvent, Packet, MAX_ASSEMBLED_PACKETS};
 use crate::routing::{self, Algo};
 use crate::topology::Topology;
 use bbsim_engine::{Ctx, LpId, Time};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 /// Runtime constants of one port.
@@ -89,6 +89,19 @@ struct Buffered<P> {
     payload: Option<P>,
     out_port: u16,
     out_vc: u8,
+}
+
+/// A message being assembled at an ejection port: what its packets sent so far add up to.
+#[derive(Clone, Debug)]
+struct Assembly<P> {
+    /// Packets still to come.
+    remaining: u32,
+    /// Sum over the packets sent so far of (bytes - packet size).
+    extra_bytes: i64,
+    hop_sum: u32,
+    nonminimal_packets: u32,
+    hops: u8,
+    payload: Option<P>,
 }
 
 /// Per-router statistics.
@@ -177,6 +190,8 @@ pub struct Router<P> {
     load: Vec<u64>,
     /// Dragonfly global-slot candidates per destination (routing memo).
     slots: routing::dragonfly::SlotCache,
+    /// Messages of several packets partly sent to their terminals (see [`Router::eject`]).
+    assembly: HashMap<MessageId, Assembly<P>>,
     stats: RouterStats,
 }
 
@@ -262,6 +277,7 @@ impl<P> Router<P> {
             credits,
             load: vec![0; n],
             slots: Default::default(),
+            assembly: HashMap::new(),
             stats: RouterStats::with_ports(n),
         }
     }
@@ -296,6 +312,11 @@ impl<P> Router<P> {
         self.inputs.iter().map(|i| i.queue.len()).sum()
     }
 
+    /// Messages partly sent to their terminals, being assembled (0 after a drained run).
+    pub fn assembling_messages(&self) -> usize {
+        self.assembly.len()
+    }
+
     /// Handles one network event addressed to this router.
     pub fn handle<E: From<NetEvent<P>>>(&mut self, ev: NetEvent<P>, ctx: &mut Ctx<'_, E>) {
         match ev {
@@ -314,7 +335,7 @@ impl<P> Router<P> {
                 self.arbitrate(p, ctx);
             }
             // Path-model link wake-ups are the fabric's own events, never a router's.
-            NetEvent::NicWake | NetEvent::LinkFree { .. } | NetEvent::Resume { .. } => {}
+            NetEvent::LinkFree { .. } | NetEvent::Resume { .. } => {}
         }
     }
 
@@ -560,11 +581,20 @@ impl<P> Router<P> {
             }
             PeerKind::Terminal | PeerKind::None => {
                 self.load[port] -= u64::from(cost);
-                let ev = NetEvent::Packet {
-                    pkt,
-                    payload: b.payload,
+                let whole = pkt.packets > 1
+                    && pkt.packets <= MAX_ASSEMBLED_PACKETS
+                    && ctx.end_time() == Time::MAX;
+                let ev = if whole {
+                    self.eject(pkt, b.payload)
+                } else {
+                    Some(NetEvent::Packet {
+                        pkt,
+                        payload: b.payload,
+                    })
                 };
-                ctx.send(rt.peer_lp, end + rt.latency - now, E::from(ev));
+                if let Some(ev) = ev {
+                    ctx.send(rt.peer_lp, end + rt.latency - now, E::from(ev));
+                }
             }
         }
         let up = self.ports[in_port].rt;
@@ -574,5 +604,54 @@ impl<P> Router<P> {
             bytes: cost,
         };
         ctx.send(up.peer_lp, end - now + up.latency, E::from(credit));
+    }
+
+    /// Ejects packet `pkt` of a message of several packets: adds it to the message's assembly
+    /// and returns the whole message once its last packet leaves (the terminal port is FIFO, so
+    /// the last packet sent is the last to arrive). The terminal then gets one event instead of
+    /// one per packet, with the packet counts, hop sums and bytes it would have added up; in a
+    /// run without an end time no message can be cut off half-received, so what the NIC
+    /// reports is the same.
+    fn eject(&mut self, pkt: Packet, payload: Option<P>) -> Option<NetEvent<P>> {
+        let id = MessageId {
+            src: pkt.src,
+            seq: pkt.seq,
+        };
+        let a = self.assembly.entry(id).or_insert_with(|| Assembly {
+            remaining: pkt.packets,
+            extra_bytes: 0,
+            hop_sum: 0,
+            nonminimal_packets: 0,
+            hops: 0,
+            payload: None,
+        });
+        a.remaining -= 1;
+        a.extra_bytes += i64::from(pkt.bytes) - i64::from(self.params.packet_size);
+        a.hop_sum += u32::from(pkt.hops);
+        a.nonminimal_packets += u32::from(pkt.nonminimal());
+        a.hops = a.hops.max(pkt.hops);
+        if payload.is_some() {
+            a.payload = payload;
+        }
+        if a.remaining > 0 {
+            return None;
+        }
+        let a = self.assembly.remove(&id)?;
+        Some(NetEvent::Packet {
+            pkt: Packet::whole(&Assembled {
+                src: pkt.src,
+                dst: pkt.dst,
+                seq: pkt.seq,
+                packets: pkt.packets,
+                injected: pkt.injected,
+                // Within [-packet_size, MAX_HEADER_BYTES]: the header less the last packet's
+                // shortfall.
+                extra_bytes: i32::try_from(a.extra_bytes).ok()?,
+                hop_sum: a.hop_sum,
+                nonminimal_packets: a.nonminimal_packets,
+                hops: a.hops,
+            }),
+            payload: a.payload,
+        })
     }
 }

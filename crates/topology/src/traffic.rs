@@ -493,6 +493,16 @@ impl TrafficSim {
                 TrafficLp::Host(_) => 0,
             })
             .sum();
+        // Messages whose packets have partly reached their terminal's router port count as
+        // partly received too (routers assemble them only in drained runs).
+        partial += self
+            .sim
+            .lps()
+            .map(|lp| match lp {
+                TrafficLp::Router(r) => r.assembling_messages() as u64,
+                _ => 0,
+            })
+            .sum::<u64>();
         digest.word(run.events).word(run.last_event_time);
         let n = topo.compute_terminals().end;
         let secs = cfg.end as f64 * 1e-12;

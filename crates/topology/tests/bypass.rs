@@ -9,7 +9,7 @@ use bbsim_engine::time::{NS, US};
 use bbsim_engine::{PartitionSpec, Time};
 use bbsim_topology::link::serialisation;
 use bbsim_topology::{FatTreeConfig, Network, Routing, TopologyConfig};
-use common::{build_with, link, net, run, Lp, Msg};
+use common::{build_with, fat_tree_16, link, net, run, Lp, Msg};
 
 const D: Time = 90 * NS;
 const L: Time = 100 * NS;
@@ -130,14 +130,7 @@ fn bypass_is_deterministic_across_threads() {
 /// header is two packets.
 #[test]
 fn a_header_rides_in_the_first_packet() {
-    let cfg = TopologyConfig::FatTree(FatTreeConfig {
-        levels: 3,
-        radix: 4,
-        terminals: 16,
-        taper: 1,
-        terminal: link(),
-        link: link(),
-    });
+    let cfg = fat_tree_16();
     let net = net(cfg, Routing::Deterministic).build().unwrap();
     let script = vec![
         Msg {

@@ -6,8 +6,8 @@ mod common;
 
 use bbsim_engine::time::NS;
 use bbsim_engine::{PartitionSpec, Rng};
-use bbsim_topology::{AriesConfig, FatTreeConfig, Network, Routing, TopologyConfig, TorusConfig};
-use common::{build_partitioned, link, net, run, Msg};
+use bbsim_topology::{AriesConfig, Network, Routing, TopologyConfig, TorusConfig};
+use common::{build_partitioned, fat_tree_16, link, net, run, Msg};
 
 fn scripts(net: &Network, per_host: u64, seed: u64) -> Vec<Vec<Msg>> {
     let n = net.topology().compute_terminals().end;
@@ -29,17 +29,7 @@ fn scripts(net: &Network, per_host: u64, seed: u64) -> Vec<Vec<Msg>> {
 #[test]
 fn any_partition_and_thread_count_gives_the_same_deliveries() {
     let topologies = [
-        (
-            TopologyConfig::FatTree(FatTreeConfig {
-                levels: 3,
-                radix: 4,
-                terminals: 16,
-                taper: 1,
-                terminal: link(),
-                link: link(),
-            }),
-            Routing::Adaptive,
-        ),
+        (fat_tree_16(), Routing::Adaptive),
         (
             TopologyConfig::Aries(AriesConfig {
                 rows: 2,

@@ -10,7 +10,7 @@ use bbsim_topology::{
     AriesConfig, DragonflyConfig, FatTreeConfig, LinkParams, Network, Routing, TopologyConfig,
     TorusConfig,
 };
-use common::{build, link, net, run, Lp, Msg};
+use common::{build, fat_tree_16, link, net, run, Lp, Msg};
 
 const D: Time = 90 * NS;
 const L: Time = 100 * NS;
@@ -137,14 +137,7 @@ fn zero_load_with_distinct_terminal_links() {
 
 #[test]
 fn single_flow_saturates_at_link_bandwidth() {
-    let cfg = TopologyConfig::FatTree(FatTreeConfig {
-        levels: 3,
-        radix: 4,
-        terminals: 16,
-        taper: 1,
-        terminal: link(),
-        link: link(),
-    });
+    let cfg = fat_tree_16();
     let net = net(cfg, Routing::Adaptive).build().unwrap();
     // 400 messages of 64 KiB (51,200 packets) queued at once from terminal 0 to terminal 15.
     let bytes = 64 * 1024;

@@ -338,7 +338,13 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                     next.lp.prefetch();
                 }
                 let first_new = sent.len();
-                dispatch(&mut cl.slots[local], ev, &mut sent, &mut stop_requested);
+                dispatch(
+                    &mut cl.slots[local],
+                    ev,
+                    &mut sent,
+                    &mut stop_requested,
+                    sh.end_time,
+                );
                 let mut now_due = false;
                 for out in &sent[first_new..] {
                     match sh.channels.destination(me, my_cluster, t, out) {

@@ -118,7 +118,13 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
             progress.set_now(t);
             progress.add_events(0x10000);
         }
-        dispatch(&mut slots[me.index()], ev, &mut out, &mut stop_requested);
+        dispatch(
+            &mut slots[me.index()],
+            ev,
+            &mut out,
+            &mut stop_requested,
+            end_time,
+        );
         for sent in out.drain(..) {
             if failure.is_none() {
                 if let Err(error) = channels.check(me, t, &sent) {

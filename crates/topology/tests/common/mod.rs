@@ -120,10 +120,23 @@ pub fn build_partitioned(
 /// its data.
 pub fn build_with(
     net: &Network,
+    scripts: Vec<Vec<Msg>>,
+    seed: u64,
+    partition: PartitionSpec,
+    header: u32,
+) -> Simulation<Lp> {
+    build_until(net, scripts, seed, partition, header, Time::MAX)
+}
+
+/// As [`build_with`], for a run that stops at `end_time` (ps): events at or after it are not
+/// handled.
+pub fn build_until(
+    net: &Network,
     mut scripts: Vec<Vec<Msg>>,
     seed: u64,
     partition: PartitionSpec,
     header: u32,
+    end_time: Time,
 ) -> Simulation<Lp> {
     let topo = net.topology();
     let layout = LpLayout::for_model(net.model(), topo.routers(), topo.terminals());
@@ -154,7 +167,7 @@ pub fn build_with(
         table,
         SimConfig {
             seed,
-            end_time: Time::MAX,
+            end_time,
             partition,
         },
     )
@@ -238,6 +251,18 @@ pub const UNIFORM: (u64, Time, Time) = (12_500_000_000, 100 * NS, 90 * NS);
 /// A uniform link: 12.5 GB/s, 100 ns.
 pub fn link() -> LinkParams {
     LinkParams::new(12_500_000_000, 100 * NS)
+}
+
+/// The smallest 3-level fat-tree: radix 4, 16 terminals in 4 pods, 20 routers, untapered.
+pub fn fat_tree_16() -> TopologyConfig {
+    TopologyConfig::FatTree(FatTreeConfig {
+        levels: 3,
+        radix: 4,
+        terminals: 16,
+        taper: 1,
+        terminal: link(),
+        link: link(),
+    })
 }
 
 /// A network config with 512 B packets, 90 ns router delay, 16-packet buffers.
