@@ -15,11 +15,11 @@
 use crate::graph::Peer;
 use crate::link::{serialisation, LinkStats};
 use crate::network::{LpLayout, RouterParams};
-use crate::packet::{Assembled, MessageId, NetEvent, Packet, MAX_ASSEMBLED_PACKETS};
+use crate::packet::{Assembled, NetEvent, Packet, MAX_ASSEMBLED_PACKETS};
 use crate::routing::{self, Algo};
 use crate::topology::Topology;
 use bbsim_engine::{Ctx, LpId, Time};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Runtime constants of one port.
@@ -102,6 +102,24 @@ struct Assembly<P> {
     nonminimal_packets: u32,
     hops: u8,
     payload: Option<P>,
+}
+
+/// The messages being assembled at one terminal port: their ids (`src << 32 | seq`, scanned
+/// linearly: a port interleaves a few dozen messages at most) and, at the same index, what
+/// their packets add up to.
+#[derive(Clone, Debug)]
+struct PortAssembly<P> {
+    ids: Vec<u64>,
+    parts: Vec<Assembly<P>>,
+}
+
+impl<P> Default for PortAssembly<P> {
+    fn default() -> Self {
+        PortAssembly {
+            ids: Vec::new(),
+            parts: Vec::new(),
+        }
+    }
 }
 
 /// Per-router statistics.
@@ -190,8 +208,9 @@ pub struct Router<P> {
     load: Vec<u64>,
     /// Dragonfly global-slot candidates per destination (routing memo).
     slots: routing::dragonfly::SlotCache,
-    /// Messages of several packets partly sent to their terminals (see [`Router::eject`]).
-    assembly: HashMap<MessageId, Assembly<P>>,
+    /// Per output port, the messages of several packets partly sent to its terminal (see
+    /// [`Router::eject`]; empty for ports to routers).
+    assembly: Vec<PortAssembly<P>>,
     stats: RouterStats,
 }
 
@@ -277,7 +296,7 @@ impl<P> Router<P> {
             credits,
             load: vec![0; n],
             slots: Default::default(),
-            assembly: HashMap::new(),
+            assembly: (0..n).map(|_| PortAssembly::default()).collect(),
             stats: RouterStats::with_ports(n),
         }
     }
@@ -314,7 +333,7 @@ impl<P> Router<P> {
 
     /// Messages partly sent to their terminals, being assembled (0 after a drained run).
     pub fn assembling_messages(&self) -> usize {
-        self.assembly.len()
+        self.assembly.iter().map(|a| a.ids.len()).sum()
     }
 
     /// Handles one network event addressed to this router.
@@ -585,7 +604,7 @@ impl<P> Router<P> {
                     && pkt.packets <= MAX_ASSEMBLED_PACKETS
                     && ctx.end_time() == Time::MAX;
                 let ev = if whole {
-                    self.eject(pkt, b.payload)
+                    self.eject(port, pkt, b.payload)
                 } else {
                     Some(NetEvent::Packet {
                         pkt,
@@ -612,19 +631,25 @@ impl<P> Router<P> {
     /// one per packet, with the packet counts, hop sums and bytes it would have added up; in a
     /// run without an end time no message can be cut off half-received, so what the NIC
     /// reports is the same.
-    fn eject(&mut self, pkt: Packet, payload: Option<P>) -> Option<NetEvent<P>> {
-        let id = MessageId {
-            src: pkt.src,
-            seq: pkt.seq,
+    fn eject(&mut self, port: usize, pkt: Packet, payload: Option<P>) -> Option<NetEvent<P>> {
+        let id = u64::from(pkt.src) << 32 | u64::from(pkt.seq);
+        let pa = &mut self.assembly[port];
+        let i = match pa.ids.iter().position(|&k| k == id) {
+            Some(i) => i,
+            None => {
+                pa.ids.push(id);
+                pa.parts.push(Assembly {
+                    remaining: pkt.packets,
+                    extra_bytes: 0,
+                    hop_sum: 0,
+                    nonminimal_packets: 0,
+                    hops: 0,
+                    payload: None,
+                });
+                pa.ids.len() - 1
+            }
         };
-        let a = self.assembly.entry(id).or_insert_with(|| Assembly {
-            remaining: pkt.packets,
-            extra_bytes: 0,
-            hop_sum: 0,
-            nonminimal_packets: 0,
-            hops: 0,
-            payload: None,
-        });
+        let a = &mut pa.parts[i];
         a.remaining -= 1;
         a.extra_bytes += i64::from(pkt.bytes) - i64::from(self.params.packet_size);
         a.hop_sum += u32::from(pkt.hops);
@@ -636,7 +661,8 @@ impl<P> Router<P> {
         if a.remaining > 0 {
             return None;
         }
-        let a = self.assembly.remove(&id)?;
+        pa.ids.swap_remove(i);
+        let a = pa.parts.swap_remove(i);
         Some(NetEvent::Packet {
             pkt: Packet::whole(&Assembled {
                 src: pkt.src,
