@@ -1,7 +1,7 @@
 //! The network interface of a terminal: an embeddable component that a host LP (compute node,
 //! BB server, I/O node) owns. It splits messages into packets, injects them at the terminal
 //! link's bandwidth as credits from the first router allow, and reassembles arriving packets
-//! into delivered messages. Messages no larger than the network's `bypass_max` skip the packet
+//! into delivered messages (or takes a message its router assembled, [`Packet::whole`]). Messages no larger than the network's `bypass_max` skip the packet
 //! model (see [`crate::bypass`]). In the path model ([`crate::path`]) the NIC serialises a
 //! whole message on its injection link and hands it to the fabric LP in one event; in the flow
 //! model ([`crate::flow`]) it hands the packets over at once and the fabric moves them one
