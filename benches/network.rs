@@ -40,6 +40,7 @@ fn fattree128() -> TrafficConfig {
     TrafficConfig {
         network,
         pattern: Pattern::UniformRandom,
+        hot_spot: 0,
         message_bytes: 512,
         interval: US,
         messages_per_node: None,
@@ -73,6 +74,7 @@ fn bench_dragonfly_ready(c: &mut Criterion) {
             Routing::Ugal,
         ),
         pattern: Pattern::UniformRandom,
+        hot_spot: 0,
         message_bytes: 512,
         interval: US,
         messages_per_node: None,

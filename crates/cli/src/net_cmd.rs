@@ -2,8 +2,8 @@
 
 use crate::run_cmd::scenario_path;
 use bbsim_sim::diag::load;
-use bbsim_sim::machine::build_machine;
-use bbsim_sim::scenario::{Scenario, TrafficPattern};
+use bbsim_sim::lower::machine::build_machine;
+use bbsim_sim::scenario::Scenario;
 use bbsim_topology::traffic::{run_traffic, Pattern, TrafficConfig};
 use std::path::PathBuf;
 
@@ -45,7 +45,7 @@ pub fn run(a: &NetArgs) -> Result<(), String> {
             .error_at("traffic.message_size", "must be > 0")
             .to_string());
     }
-    if t.pattern == TrafficPattern::HotSpot && t.hot_spot >= machine.compute_nodes {
+    if t.pattern == Pattern::HotSpot && t.hot_spot >= machine.compute_nodes {
         return Err(map
             .error_at(
                 "traffic.hot_spot",
@@ -58,13 +58,8 @@ pub fn run(a: &NetArgs) -> Result<(), String> {
     }
     let cfg = TrafficConfig {
         network,
-        pattern: match t.pattern {
-            TrafficPattern::UniformRandom => Pattern::UniformRandom,
-            TrafficPattern::RandomPermutation => Pattern::RandomPermutation,
-            TrafficPattern::NearestNeighbour => Pattern::NearestNeighbour,
-            TrafficPattern::HotSpot => Pattern::HotSpot { target: t.hot_spot },
-            TrafficPattern::DragonflyWorstCase => Pattern::DragonflyWorstCase,
-        },
+        pattern: t.pattern,
+        hot_spot: t.hot_spot,
         message_bytes: t.message_size.0,
         interval: t.interval.0,
         messages_per_node: t.messages_per_node,

@@ -108,6 +108,7 @@ fn estimated_end(l: &Loaded) -> Time {
         return e.0;
     }
     let compute = l
+        .design
         .workload
         .jobs
         .iter()
@@ -122,6 +123,7 @@ fn estimated_end(l: &Loaded) -> Time {
         .unwrap_or(0);
     let m = l.machine_summary();
     let bytes: u64 = l
+        .design
         .workload
         .jobs
         .iter()

@@ -55,7 +55,7 @@ pub fn run(a: &ValidateArgs) -> Result<(), String> {
         trains
     );
     println!("  jobs");
-    for j in &l.workload.jobs {
+    for j in &l.design.workload.jobs {
         let t = j.totals();
         println!(
             "    {:<20} {} ranks on {} nodes, starts at {:.3} s, writes {}, reads {}, {} I/O operations",

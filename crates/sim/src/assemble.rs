@@ -1,27 +1,26 @@
-//! Assembly: a validated scenario, its machine and its workload become one simulation.
+//! Assembly: a validated design becomes one simulation. LP ids, LP construction and the
+//! lookahead table; nothing here checks user input (lowering did).
 //!
-//! LP order: routers (or the path model's one fabric LP), then one host per terminal (compute nodes, BB servers, PFS I/O nodes, in
-//! terminal order), then the PFS backend, then one job controller per job.
+//! LP order: routers (or the path or flow model's one fabric LP), then one host per terminal
+//! (compute nodes, BB servers, PFS I/O nodes, in terminal order), then the PFS backend, then
+//! one job controller per job, then one controller per persistent reservation.
 
-use crate::diag::{Diagnostic, SourceMap};
-use crate::machine::{Machine, PFS_FORWARD_LATENCY};
-use crate::model::files::{CacheSpec, Inputs, JobFiles};
+use crate::lower::allocation::{closes, server_reservations, unit_bound, JobLayout};
+use crate::lower::machine::Machine;
+use crate::lower::pfs::PFS_FORWARD_LATENCY;
+use crate::lower::Design;
 use crate::model::hosts::STAGE_FILE_BASE;
-use crate::model::local_drain::{LocalDrainConfig, LocalDrainPolicy};
 use crate::model::node::NodeShared;
 use crate::model::{
     BbHost, IoHost, JobCtl, NodeLp, ResCtl, SimLp, BB, CLASS_NAMES, CTL, CTL_LATENCY, IO, NODE,
     PFS, ROUTER,
 };
-use crate::scenario::{AccessMode, DrainPolicyKind, Placement, Scenario};
+use crate::scenario::{Placement, Scenario};
 use bbsim_engine::{LookaheadTable, LpId, PartitionSpec, SimConfig, Simulation, Time};
-use bbsim_storage::datawarp::{allocate, DataWarpConfig, DwAllocation, DwMode};
-use bbsim_storage::placement::{stripe_set, Layout};
+use bbsim_storage::placement::Layout;
 use bbsim_storage::{BbServer, Endpoint, IoNode, PfsBackend, Ssd};
 use bbsim_topology::network::{LpLayout, NetModel};
-use bbsim_workload::alloc::allocate_workload;
-use bbsim_workload::{CommId, Op, Workload};
-use std::collections::BTreeMap;
+use bbsim_workload::{CommId, Workload};
 use std::sync::Arc;
 
 /// Where every job and rank landed.
@@ -51,449 +50,101 @@ pub struct Placed {
     pub reservations: Vec<(Vec<usize>, u64)>,
 }
 
-/// The persistent reservations' DataWarp allocations, and each job's scratch allocation.
-type DwAllocations = (Vec<Arc<DwAllocation>>, Vec<Option<Arc<DwAllocation>>>);
-
-/// DataWarp allocations of the persistent reservations and of the jobs' scratch
-/// reservations, granted in scenario order (reservations first), each on the next
-/// `ceil(capacity / grain)` servers of a rotating cursor over the BB servers.
-fn datawarp_allocations(
-    s: &Scenario,
-    map: &SourceMap,
-    servers: usize,
-) -> Result<DwAllocations, Diagnostic> {
-    let jobs = s.jobs.len();
-    if s.burst_buffer.placement == Placement::None {
-        // The PFS-only baseline: BB requests are not granted; every job uses the PFS.
-        return Ok((Vec::new(), vec![None; jobs]));
-    }
-    let Some(grain) = s.burst_buffer.grain else {
-        if !s.reservations.is_empty() {
-            return Err(map.error_at(
-                "reservations",
-                "persistent reservations need DataWarp grains: set burst_buffer.grain",
-            ));
-        }
-        if let Some(i) = s.jobs.iter().position(|j| j.reservation.is_some()) {
-            return Err(map.error_at(
-                &format!("jobs[{i}].reservation"),
-                "`reservation` needs DataWarp grains: set burst_buffer.grain",
-            ));
-        }
-        return Ok((Vec::new(), vec![None; jobs]));
-    };
-    if !matches!(
-        s.burst_buffer.placement,
-        Placement::Grouped | Placement::Global
-    ) {
-        return Err(map.error_at(
-            "burst_buffer.grain",
-            "DataWarp grains need BB servers: placement = \"grouped\" or \"global\"",
-        ));
-    }
-    let cfg = DataWarpConfig {
-        grain: grain.0,
-        stripe_size: s.burst_buffer.stripe_size.0,
-    };
-    let mode = match s.burst_buffer.access_mode {
-        AccessMode::Striped => DwMode::Striped,
-        AccessMode::Private => DwMode::Private,
-    };
-    let mut cursor = 0usize;
-    let mut grant = |cap: u64, key: &str| -> Result<Arc<DwAllocation>, Diagnostic> {
-        let cands: Vec<usize> = (0..servers).map(|i| (cursor + i) % servers).collect();
-        let a = allocate(&cfg, cap, mode, &cands).map_err(|e| {
-            let k = if e.key == "grain" {
-                "burst_buffer.grain".to_string()
-            } else {
-                key.to_string()
-            };
-            map.error_at(&k, e.message)
-        })?;
-        cursor = (cursor + a.servers.len()) % servers.max(1);
-        Ok(Arc::new(a))
-    };
-    let mut res = Vec::with_capacity(s.reservations.len());
-    for (r, sec) in s.reservations.iter().enumerate() {
-        if s.reservations[..r].iter().any(|o| o.name == sec.name) {
-            return Err(map.error_at(
-                &format!("reservations[{r}].name"),
-                format!("two reservations are named `{}`", sec.name),
-            ));
-        }
-        res.push(grant(
-            sec.capacity.0,
-            &format!("reservations[{r}].capacity"),
-        )?);
-    }
-    let mut per_job = Vec::with_capacity(jobs);
-    for (i, j) in s.jobs.iter().enumerate() {
-        if j.reservation.is_some() && j.bb_capacity.is_some() {
-            return Err(map.error_at(
-                &format!("jobs[{i}].bb_capacity"),
-                "a job uses either its own reservation (`bb_capacity`) or a persistent one (`reservation`), not both",
-            ));
-        }
-        per_job.push(match j.bb_capacity {
-            Some(cap) => Some(grant(cap.0, &format!("jobs[{i}].bb_capacity"))?),
-            None => None,
-        });
-    }
-    Ok((res, per_job))
+/// LP ids of everything but the routers.
+struct LpIds {
+    /// Network LPs before the first host.
+    net_lps: u32,
+    /// Each terminal's host.
+    layout: LpLayout,
+    backend: LpId,
+    jobctl: Vec<LpId>,
+    resctl: Vec<LpId>,
+    /// Job controllers, then reservation controllers: by allocation id.
+    ctl_by_alloc: Vec<LpId>,
+    node_lp: Vec<LpId>,
+    bb_lps: Vec<LpId>,
+    io_lps: Vec<LpId>,
 }
 
-/// Where every job's files live, from the scenario's reservations and `inputs`.
-fn job_files(
-    s: &Scenario,
-    map: &SourceMap,
-    w: &Workload,
-    res: &[Arc<DwAllocation>],
-    scratch: &[Option<Arc<DwAllocation>>],
-) -> Result<Vec<JobFiles>, Diagnostic> {
-    let jobs = s.jobs.len() as u32;
-    let names: Vec<&str> = w.jobs.iter().map(|j| j.name.as_str()).collect();
-    let mut files: Vec<JobFiles> = (0..jobs).map(JobFiles::plain).collect();
-    let pfs_only = s.burst_buffer.placement == Placement::None;
-    for (i, j) in s.jobs.iter().enumerate() {
-        let f = &mut files[i];
-        if pfs_only {
-            f.uses_bb = false;
-            if let Some(c) = j.read_cache.filter(|c| c.0 > 0) {
-                f.cache = Some(CacheSpec {
-                    capacity: c.0,
-                    block: j.read_cache_block.0,
-                });
-            }
-            continue;
-        }
-        f.uses_bb =
-            s.burst_buffer.grain.is_none() || j.bb_capacity.is_some() || j.reservation.is_some();
-        if let Some(dw) = &scratch[i] {
-            f.dw = Some(Arc::clone(dw));
-        }
-        if let Some(name) = &j.reservation {
-            let Some(r) = s.reservations.iter().position(|r| &r.name == name) else {
-                let hint =
-                    crate::diag::suggest(name, s.reservations.iter().map(|r| r.name.as_str()))
-                        .map(|s| format!("; did you mean `{s}`?"))
-                        .unwrap_or_default();
-                return Err(map.error_at(
-                    &format!("jobs[{i}].reservation"),
-                    format!("no [[reservations]] entry is named `{name}`{hint}"),
-                ));
-            };
-            f.alloc = jobs + r as u32;
-            f.dw = Some(Arc::clone(&res[r]));
-            f.persistent = true;
-        }
-        if let Some(c) = j.read_cache.filter(|c| c.0 > 0) {
-            f.cache = Some(CacheSpec {
-                capacity: c.0,
-                block: j.read_cache_block.0,
-            });
-        }
-    }
-    for (i, j) in s.jobs.iter().enumerate() {
-        let Some(name) = &j.inputs else { continue };
-        let key = format!("jobs[{i}].inputs");
-        let Some(p) = names.iter().position(|n| n == name) else {
-            return Err(map.error_at(&key, format!("no job is named `{name}`")));
-        };
-        if p >= i {
-            return Err(map.error_at(
-                &key,
-                format!("`inputs` must name an earlier job (`{name}` is not before this one)"),
-            ));
-        }
-        let placement = s.burst_buffer.placement;
-        if placement == Placement::NodeLocal {
-            return Err(map.error_at(
-                &key,
-                "another job's files cannot be read from node-local SSDs: use grouped or global BBs, or none (PFS)",
-            ));
-        }
-        if matches!(placement, Placement::Grouped | Placement::Global) {
-            let prod = &files[p];
-            if prod.dw.is_none() && prod.uses_bb {
-                return Err(map.error_at(
-                    &key,
-                    format!("job `{name}` writes through per-node stripe sets that another job cannot find: set burst_buffer.grain and give `{name}` a reservation (`bb_capacity` or `reservation`)"),
-                ));
-            }
-            if s.burst_buffer.access_mode == AccessMode::Private && prod.dw.is_some() {
-                return Err(map.error_at(
-                    &key,
-                    "another job's files cannot be found in a private-mode reservation: use burst_buffer.access_mode = \"striped\"",
-                ));
-            }
-        }
-        files[i].inputs = Some(Inputs {
-            producer: p as u32,
-            count: w.jobs[p].files.len() as u32,
-            in_transit: j.in_transit,
-        });
-        if j.in_transit {
-            files[p].watched = true;
-        }
-    }
-    Ok(files)
-}
-
-/// The node-local SSDs' background drain, from `[burst_buffer.drain]` (node-local placement).
-fn local_drain(s: &Scenario, map: &SourceMap) -> Result<Option<LocalDrainConfig>, Diagnostic> {
-    if s.burst_buffer.placement != Placement::NodeLocal {
-        return Ok(None);
-    }
-    let d = &s.burst_buffer.drain;
-    let policy = match d.policy {
-        DrainPolicyKind::None => return Ok(None),
-        DrainPolicyKind::Immediate => LocalDrainPolicy::Immediately,
-        DrainPolicyKind::JobEnd => LocalDrainPolicy::AtJobEnd,
-        DrainPolicyKind::Threshold => {
-            return Err(map.error_at(
-                "burst_buffer.drain.policy",
-                "node-local SSDs drain with policy \"none\", \"immediate\" or \"job-end\" (\"threshold\" needs BB servers)",
-            ))
-        }
-    };
-    if d.bandwidth.0 == 0 {
-        return Err(map.error_at("burst_buffer.drain.bandwidth", "must be > 0"));
-    }
-    Ok(Some(LocalDrainConfig {
-        policy,
-        bandwidth: d.bandwidth.0,
-        max_outstanding: bbsim_storage::DrainConfig::default().max_outstanding,
-    }))
-}
-
-/// Most operations per transfer train (`simulation.train_ops`, 1 to [`MAX_TRAIN_OPS`]).
-fn train_ops(s: &Scenario, map: &SourceMap) -> Result<u32, Diagnostic> {
-    let k = s.simulation.train_ops;
-    if k == 0 || k > MAX_TRAIN_OPS {
-        return Err(map.error_at(
-            "simulation.train_ops",
-            format!("must be between 1 (every operation on its own) and {MAX_TRAIN_OPS}, got {k}"),
-        ));
-    }
-    Ok(k)
-}
-
-/// The largest `simulation.train_ops`: a train's per-operation times are interpolated, and
-/// its SSD batch holds one piece per operation.
-pub const MAX_TRAIN_OPS: u32 = 4096;
-
-/// Close operations per global file of job `j` (how many closes complete each file).
-fn closes(w: &Workload, j: usize, base: u64) -> BTreeMap<u64, u32> {
-    let mut m = BTreeMap::new();
-    for run in w.jobs[j].ops.runs() {
-        if let Op::Close { file } = run.op {
-            *m.entry(base + u64::from(file.0)).or_insert(0) += run.count;
-        }
-    }
-    m
-}
-
-/// The largest byte extent of every file, indexed by global file id.
-fn file_extents(w: &Workload, file_base: &[u64]) -> Vec<u64> {
-    let total: u64 = w.jobs.iter().map(|j| j.files.len() as u64).sum();
-    let mut ext = vec![0u64; total as usize];
-    for (j, job) in w.jobs.iter().enumerate() {
-        for run in job.ops.runs() {
-            if let Op::Write { file, offset, size } | Op::Read { file, offset, size } = run.last() {
-                let g = (file_base[j] + u64::from(file.0)) as usize;
-                if let Some(e) = ext.get_mut(g) {
-                    *e = (*e).max(offset.saturating_add(size));
-                }
-            }
-        }
-    }
-    ext
-}
-
-/// An upper bound on the allocation units of `unit` bytes the workload can allocate on any
-/// one BB server, for [`BbServer::bound_allocations`]: every BB layout stripes in units of
-/// `unit`, so a file's stripe unit is one allocation unit on one server, and a write of `len`
-/// bytes touches at most `len / unit + 2` of them. `u64::MAX` (no bound) when stage-in also
-/// writes into the BB (`staged`).
-fn unit_bound(workload: &Workload, unit: u64, staged: bool) -> u64 {
-    if staged || unit == 0 {
-        return u64::MAX;
-    }
-    workload.jobs.iter().fold(0u64, |sum, j| {
-        let t = j.totals();
-        sum.saturating_add(t.bytes_written / unit)
-            .saturating_add(t.writes.saturating_mul(2))
-    })
-}
-
-/// Builds the simulation.
-pub fn assemble(
-    s: &Scenario,
-    map: &SourceMap,
-    machine: &Machine,
-    workload: Arc<Workload>,
-) -> Result<(Simulation<SimLp>, Placed), Diagnostic> {
+/// Numbers the LPs (see the module docs for the order).
+fn lp_ids(machine: &Machine, jobs: u32, reservations: u32) -> LpIds {
     let net = &machine.network;
-    let topo = net.topology();
-    let routers = net.routers();
     let terminals = net.terminals();
-
-    // Allocation.
-    let needed: u64 = workload
-        .jobs
-        .iter()
-        .map(|j| u64::from(j.nodes_needed()))
-        .sum();
-    if needed > u64::from(machine.compute_nodes) {
-        let detail: Vec<String> = workload
-            .jobs
-            .iter()
-            .map(|j| {
-                format!(
-                    "{} needs {} ({} ranks / {} per node)",
-                    j.name,
-                    j.nodes_needed(),
-                    j.ranks(),
-                    j.ranks_per_node
-                )
-            })
-            .collect();
-        return Err(map.error_at(
-            "jobs",
-            format!(
-                "the jobs need {needed} compute nodes but the machine has {}: {}",
-                machine.compute_nodes,
-                detail.join("; ")
-            ),
-        ));
-    }
-    let nodes =
-        allocate_workload(&workload, machine.compute_nodes, s.simulation.seed).map_err(|e| {
-            let msg = e.to_string();
-            let idx = workload
-                .jobs
-                .iter()
-                .position(|j| msg.contains(&format!("`{}`", j.name)))
-                .unwrap_or(0);
-            map.error_at(&format!("jobs[{idx}].allocation"), msg)
-        })?;
-
-    let parents = crate::jobs::job_parents(s, map, &workload)?;
-    let (res_dw, job_dw) = datawarp_allocations(s, map, machine.bb_terminals.len())?;
-    let files = job_files(s, map, &workload, &res_dw, &job_dw)?;
-    let njobs = workload.jobs.len() as u32;
-
-    // LP ids.
-    let layout = LpLayout::for_model(net.model(), routers, terminals);
-    let host_lp = |t: u32| layout.terminals[t as usize];
+    let layout = LpLayout::for_model(net.model(), net.routers(), terminals);
     // Network LPs before the hosts: the routers, or the path or flow model's one fabric.
     let net_lps = match net.model() {
-        NetModel::Packet => routers,
+        NetModel::Packet => net.routers(),
         NetModel::Path | NetModel::Flow => 1,
     };
-    let backend_lp = LpId(net_lps + terminals);
-    let jobctl: Vec<LpId> = (0..workload.jobs.len() as u32)
-        .map(|j| LpId(net_lps + terminals + 1 + j))
-        .collect();
-    let resctl: Vec<LpId> = (0..res_dw.len() as u32)
-        .map(|r| LpId(net_lps + terminals + 1 + njobs + r))
+    let first_ctl = net_lps + terminals + 1;
+    let jobctl: Vec<LpId> = (0..jobs).map(|j| LpId(first_ctl + j)).collect();
+    let resctl: Vec<LpId> = (0..reservations)
+        .map(|r| LpId(first_ctl + jobs + r))
         .collect();
     let mut ctl_by_alloc = jobctl.clone();
     ctl_by_alloc.extend(resctl.iter().copied());
-    let node_lp: Vec<LpId> = (0..machine.compute_nodes).map(host_lp).collect();
-    let bb_lps: Vec<LpId> = machine.bb_terminals.iter().map(|&t| host_lp(t)).collect();
-    let io_lps: Vec<LpId> = machine.io_terminals.iter().map(|&t| host_lp(t)).collect();
-
-    // Files.
-    let mut file_base = Vec::with_capacity(workload.jobs.len());
-    let mut next = 0u64;
-    for j in &workload.jobs {
-        file_base.push(next);
-        next += j.files.len() as u64;
+    let host = |t: u32| layout.terminals[t as usize];
+    LpIds {
+        net_lps,
+        backend: LpId(net_lps + terminals),
+        node_lp: (0..machine.compute_nodes).map(host).collect(),
+        bb_lps: machine.bb_terminals.iter().map(|&t| host(t)).collect(),
+        io_lps: machine.io_terminals.iter().map(|&t| host(t)).collect(),
+        layout,
+        jobctl,
+        resctl,
+        ctl_by_alloc,
     }
-    let file_extent = file_extents(&workload, &file_base);
+}
 
-    // Stage-in work per job: (server index, global file, bytes) and the capacity account.
-    let mut stage_work: Vec<Vec<(usize, u64, u64)>> = vec![Vec::new(); workload.jobs.len()];
-    for (i, j) in s.jobs.iter().enumerate() {
-        let Some(dw) = &files[i].dw else {
-            if j.stage_in_inputs && machine.placement != Placement::None {
-                return Err(map.error_at(
-                    &format!("jobs[{i}].stage_in_inputs"),
-                    "staging a job's input files needs a reservation: set burst_buffer.grain and `bb_capacity` or `reservation`",
-                ));
-            }
-            continue;
-        };
-        if let Some(b) = j.stage_in.filter(|b| b.0 > 0) {
-            let each = b.0.div_ceil(dw.servers.len().max(1) as u64);
-            for &srv in &dw.servers {
-                stage_work[i].push((srv, STAGE_FILE_BASE + i as u64, each));
-            }
-        }
-        if j.stage_in_inputs {
-            let mut read = std::collections::BTreeSet::new();
-            for run in workload.jobs[i].ops.runs() {
-                if let Op::Read { file, .. } = run.op {
-                    if files[i].producer_of(file.0).is_none() {
-                        read.insert(file.0);
-                    }
-                }
-            }
-            for f in read {
-                let g = file_base[i] + u64::from(f);
-                let layout = dw.layout_for(0, g);
-                let ext = file_extent.get(g as usize).copied().unwrap_or(0);
-                for c in layout.split(0, ext) {
-                    stage_work[i].push((layout.servers[c.slot], g, c.len));
-                }
-            }
-        }
-    }
-
-    let staged = stage_work.iter().any(|w| !w.is_empty());
-    let unit_bound = machine
-        .bb_server
-        .as_ref()
-        .map_or(u64::MAX, |cfg| unit_bound(&workload, cfg.unit, staged));
-    let bb_endpoints: Vec<Endpoint> = machine.bb_terminals.iter().map(|&t| Endpoint(t)).collect();
-    let io_endpoints: Vec<Endpoint> = machine.io_terminals.iter().map(|&t| Endpoint(t)).collect();
-    let shared = Arc::new(NodeShared {
-        workload: Arc::clone(&workload),
+/// What every compute node's LP shares: the workload, where files live, endpoints.
+fn node_shared(
+    s: &Scenario,
+    machine: &Machine,
+    workload: &Arc<Workload>,
+    jl: &JobLayout,
+    ids: &LpIds,
+) -> Arc<NodeShared> {
+    Arc::new(NodeShared {
+        workload: Arc::clone(workload),
         placement: machine.placement,
-        bb_endpoints: bb_endpoints.clone(),
-        io_endpoints: io_endpoints.clone(),
-        jobctl: jobctl.clone(),
-        file_base: file_base.clone(),
-        file_extent,
+        bb_endpoints: machine.bb_terminals.iter().map(|&t| Endpoint(t)).collect(),
+        io_endpoints: machine.io_terminals.iter().map(|&t| Endpoint(t)).collect(),
+        jobctl: ids.jobctl.clone(),
+        file_base: jl.file_base.clone(),
+        file_extent: jl.file_extent.clone(),
         local_capacity: machine.local_ssd.as_ref().map_or(0, |c| c.capacity),
-        bb_lps: bb_lps.clone(),
-        has_parents: parents
+        bb_lps: ids.bb_lps.clone(),
+        has_parents: jl
+            .parents
             .iter()
             .zip(&s.jobs)
-            .zip(&stage_work)
+            .zip(&jl.stage_work)
             .map(|((p, j), w)| {
                 let staged =
                     j.stage_in.is_some_and(|b| b.0 > 0) && machine.placement != Placement::None;
                 !p.is_empty() || staged || !w.is_empty()
             })
             .collect(),
-        files: files.clone(),
-        local_drain: local_drain(s, map)?,
+        files: jl.files.clone(),
+        local_drain: jl.local_drain,
         keep_records: s.outputs.timeline,
-        train_ops: train_ops(s, map)?,
-    });
+        train_ops: jl.train_ops,
+    })
+}
 
-    // Which job and ranks each node hosts.
+/// The job and ranks of each compute node, and each node's index within its job.
+type NodeRanks = (Vec<Option<(u32, Vec<u32>)>>, Vec<u32>);
+
+fn node_ranks(machine: &Machine, workload: &Workload, nodes: &[Vec<u32>]) -> NodeRanks {
     let mut owner: Vec<Option<(u32, Vec<u32>)>> = vec![None; machine.compute_nodes as usize];
     let mut node_index = vec![0u32; machine.compute_nodes as usize];
-    for (j, ns) in nodes.iter().enumerate() {
+    for ns in nodes {
         for (k, &n) in ns.iter().enumerate() {
             if let Some(x) = node_index.get_mut(n as usize) {
                 *x = k as u32;
             }
         }
-        let _ = j;
     }
     for (j, job) in workload.jobs.iter().enumerate() {
         for rank in 0..job.ranks() {
@@ -502,270 +153,317 @@ pub fn assemble(
             slot.1.push(rank);
         }
     }
+    (owner, node_index)
+}
 
-    // BB servers (indices) each job's nodes stripe over, for reservations.
-    let mut job_servers: Vec<std::collections::BTreeSet<usize>> =
-        vec![Default::default(); workload.jobs.len()];
-    for (i, j) in s.jobs.iter().enumerate() {
-        for (key, present) in [
-            ("bb_capacity", j.bb_capacity.is_some()),
-            ("stage_in", j.stage_in.is_some()),
-        ] {
-            if present && machine.placement == Placement::NodeLocal {
-                return Err(map.error_at(
-                    &format!("jobs[{i}].{key}"),
-                    format!("`{key}` needs BB servers: burst_buffer.placement = \"grouped\" or \"global\" (or \"none\" for the PFS-only baseline, which ignores it)"),
-                ));
-            }
-        }
-    }
-    let mut lps: Vec<SimLp> = Vec::with_capacity((net_lps + terminals + 1) as usize + jobctl.len());
+/// The network's LPs: routers, or one fabric LP.
+fn network_lps(machine: &Machine, ids: &LpIds, lps: &mut Vec<SimLp>) {
+    let net = &machine.network;
     match net.model() {
         NetModel::Packet => {
-            for r in net.build_routers(&layout, ROUTER) {
+            for r in net.build_routers(&ids.layout, ROUTER) {
                 lps.push(SimLp::Router(Box::new(r)));
             }
         }
         NetModel::Path => {
-            let fabric = net.build_path_fabric(&layout, ROUTER);
+            let fabric = net.build_path_fabric(&ids.layout, ROUTER);
             lps.push(SimLp::Fabric(Box::new(fabric)));
         }
         NetModel::Flow => {
-            let fabric = net.build_flow_fabric(&layout, ROUTER);
+            let fabric = net.build_flow_fabric(&ids.layout, ROUTER);
             lps.push(SimLp::Flows(Box::new(fabric)));
         }
     }
-    let stripe = s.burst_buffer.stripe_count;
-    let n_io = io_endpoints.len().max(1);
-    for t in 0..terminals {
-        let nic = net
-            .nic(t, &layout)
-            .ok_or_else(|| map.error_at("network", format!("terminal {t} is not attached")))?;
-        let cluster = topo.terminal_cluster(t);
+}
+
+/// Everything the terminal hosts need besides their own terminal.
+struct HostInputs<'a> {
+    s: &'a Scenario,
+    machine: &'a Machine,
+    jl: &'a JobLayout,
+    ids: &'a LpIds,
+    shared: Arc<NodeShared>,
+    unit_bound: u64,
+}
+
+/// A compute node's host: its NIC, the job and ranks it runs, its stripe sets, its SSD.
+fn compute_host(h: &HostInputs, t: u32, job: Option<(u32, Vec<u32>)>, index: u32) -> SimLp {
+    let (s, machine) = (h.s, h.machine);
+    let net = &machine.network;
+    let nic = net
+        .nic(t, &h.ids.layout)
+        .expect("lowered networks attach every terminal");
+    let (job, ranks) = job.map_or((None, Vec::new()), |(j, r)| (Some(j), r));
+    let bb_layout = h.jl.node_stripes[t as usize].clone().map(|servers| Layout {
+        servers,
+        stripe_size: s.burst_buffer.stripe_size.0,
+    });
+    let n_io = machine.io_terminals.len().max(1);
+    let first = t as usize % n_io;
+    let pfs_layout = Layout {
+        servers: (0..n_io).map(|i| (first + i) % n_io).collect(),
+        stripe_size: s.pfs.stripe_size.0,
+    };
+    let local = match (&machine.local_ssd, job) {
+        (Some(cfg), Some(_)) => {
+            Some(Ssd::new(0, cfg.clone()).expect("lowering validated the node-local SSD"))
+        }
+        _ => None,
+    };
+    SimLp::Node(Box::new(NodeLp::new(
+        t,
+        net.topology().terminal_cluster(t),
+        nic,
+        Arc::clone(&h.shared),
+        job,
+        ranks,
+        bb_layout,
+        pfs_layout,
+        local,
+        index,
+    )))
+}
+
+/// A BB server's host, with every reservation it grants.
+fn bb_host(h: &HostInputs, t: u32, index: usize) -> SimLp {
+    let machine = h.machine;
+    let cfg = machine
+        .bb_server
+        .as_ref()
+        .expect("BB terminals have a server");
+    let io: Vec<Endpoint> = machine.io_terminals.iter().map(|&t| Endpoint(t)).collect();
+    let mut server =
+        BbServer::new(cfg.clone(), Endpoint(t), io).expect("lowering validated the BB server");
+    for (alloc, _, bytes) in server_reservations(h.s, h.jl, index) {
+        server
+            .reserve(alloc, bytes)
+            .expect("lowering checked every reservation");
+    }
+    server.bound_allocations(h.unit_bound);
+    let nic = machine
+        .network
+        .nic(t, &h.ids.layout)
+        .expect("lowered networks attach every terminal");
+    SimLp::Bb(Box::new(BbHost::new(
+        t,
+        machine.network.topology().terminal_cluster(t),
+        nic,
+        server,
+        h.ids.ctl_by_alloc.clone(),
+    )))
+}
+
+/// A PFS I/O node's host.
+fn io_host(h: &HostInputs, t: u32) -> SimLp {
+    let net = &h.machine.network;
+    let nic = net
+        .nic(t, &h.ids.layout)
+        .expect("lowered networks attach every terminal");
+    let node = IoNode::new(Endpoint(t), h.ids.backend, &h.machine.pfs);
+    SimLp::Io(Box::new(IoHost::new(
+        t,
+        net.topology().terminal_cluster(t),
+        nic,
+        node,
+    )))
+}
+
+/// One host LP per terminal, in terminal order.
+fn host_lps(h: &HostInputs, workload: &Workload, lps: &mut Vec<SimLp>) {
+    let machine = h.machine;
+    let (mut owner, node_index) = node_ranks(machine, workload, &h.jl.nodes);
+    for t in 0..machine.network.terminals() {
         if t < machine.compute_nodes {
-            let (job, ranks) = owner[t as usize]
-                .take()
-                .map_or((None, Vec::new()), |(j, r)| (Some(j), r));
-            // Only nodes that run a job issue I/O. Hop distances are the topology's closed
-            // forms (a few comparisons each), cheaper than a memo.
-            let per_node_stripes = job.is_some_and(|j| {
-                let f = &files[j as usize];
-                f.dw.is_none() && f.uses_bb
-            });
-            let bb_layout = match (machine.placement, job) {
-                (Placement::Grouped | Placement::Global, Some(_)) if per_node_stripes => {
-                    let servers = stripe_set(t, &machine.bb_terminals, stripe, |a, b| {
-                        topo.hop_distance(a, b).unwrap_or(u32::MAX)
-                    })
-                    .map_err(|e| map.error_at(&format!("burst_buffer.{}", e.key), e.message))?;
-                    if let Some(j) = job {
-                        job_servers[j as usize].extend(servers.iter().copied());
-                    }
-                    Some(Layout {
-                        servers,
-                        stripe_size: s.burst_buffer.stripe_size.0,
-                    })
-                }
-                _ => None,
-            };
-            let first = t as usize % n_io;
-            let pfs_layout = Layout {
-                servers: (0..n_io).map(|i| (first + i) % n_io).collect(),
-                stripe_size: s.pfs.stripe_size.0,
-            };
-            let local = match (&machine.local_ssd, job) {
-                (Some(cfg), Some(_)) => Some(
-                    Ssd::new(0, cfg.clone())
-                        .map_err(|e| map.error_at(&format!("burst_buffer.{}", e.key), e.message))?,
-                ),
-                _ => None,
-            };
-            lps.push(SimLp::Node(Box::new(NodeLp::new(
-                t,
-                cluster,
-                nic,
-                Arc::clone(&shared),
-                job,
-                ranks,
-                bb_layout,
-                pfs_layout,
-                local,
-                node_index[t as usize],
-            ))));
-        } else if let Some(cfg) = machine
+            let job = owner[t as usize].take();
+            lps.push(compute_host(h, t, job, node_index[t as usize]));
+        } else if let Some(index) = machine
             .bb_server
             .as_ref()
-            .filter(|_| machine.bb_terminals.contains(&t))
+            .and_then(|_| machine.bb_terminals.iter().position(|&b| b == t))
         {
-            let mut server = BbServer::new(cfg.clone(), Endpoint(t), io_endpoints.clone())
-                .map_err(|e| map.error_at(&format!("burst_buffer.{}", e.key), e.message))?;
-            let index = machine
-                .bb_terminals
-                .iter()
-                .position(|&b| b == t)
-                .unwrap_or(usize::MAX);
-            let dw_allocs = job_dw
-                .iter()
-                .enumerate()
-                .filter_map(|(j, a)| a.as_ref().map(|a| (j as u32, a)))
-                .chain(
-                    res_dw
-                        .iter()
-                        .enumerate()
-                        .map(|(r, a)| (njobs + r as u32, a)),
-                );
-            for (alloc, a) in dw_allocs {
-                if let Some(k) = a.servers.iter().position(|&x| x == index) {
-                    let key = if alloc < njobs {
-                        format!("jobs[{alloc}].bb_capacity")
-                    } else {
-                        format!("reservations[{}].capacity", alloc - njobs)
-                    };
-                    server
-                        .reserve(alloc, a.per_server[k])
-                        .map_err(|e| map.error_at(&key, e.message))?;
-                }
-            }
-            for (j, servers) in job_servers.iter().enumerate() {
-                if let (Some(cap), true) = (s.jobs[j].bb_capacity, servers.contains(&index)) {
-                    let share = cap.0.div_ceil(servers.len() as u64);
-                    server
-                        .reserve(j as u32, share)
-                        .map_err(|e| map.error_at(&format!("jobs[{j}].bb_capacity"), e.message))?;
-                }
-            }
-            server.bound_allocations(unit_bound);
-            lps.push(SimLp::Bb(Box::new(BbHost::new(
-                t,
-                cluster,
-                nic,
-                server,
-                ctl_by_alloc.clone(),
-            ))));
+            lps.push(bb_host(h, t, index));
         } else {
-            let node = IoNode::new(Endpoint(t), backend_lp, &machine.pfs);
-            lps.push(SimLp::Io(Box::new(IoHost::new(t, cluster, nic, node))));
+            lps.push(io_host(h, t));
         }
     }
-    let backend = PfsBackend::new(machine.pfs.clone())
-        .map_err(|e| map.error_at(&format!("pfs.{}", e.key), e.message))?;
-    lps.push(SimLp::Pfs(Box::new(backend)));
-    for (j, job) in workload.jobs.iter().enumerate() {
-        let comms = 1 + job.subcomms.len();
-        let mut sizes = Vec::with_capacity(comms);
-        let mut comm_nodes = Vec::with_capacity(comms);
-        for c in 0..comms as u32 {
-            let members = job.comm_members(CommId(c)).unwrap_or_default();
-            sizes.push(members.len() as u32);
-            let mut lpids: Vec<LpId> = members
-                .iter()
-                .map(|&r| node_lp[nodes[j][job.node_of_rank(r) as usize] as usize])
-                .collect();
-            lpids.sort();
-            lpids.dedup();
-            comm_nodes.push(lpids);
-        }
-        let children: Vec<LpId> = (0..workload.jobs.len())
-            .filter(|&c| parents[c].contains(&j))
-            .map(|c| jobctl[c])
-            .collect();
-        let job_nodes: Vec<LpId> = comm_nodes.first().cloned().unwrap_or_default();
-        let mut ctl = JobCtl::new(j as u32, job.ranks(), sizes, comm_nodes, bb_lps.clone())
-            .with_dependencies(parents[j].len() as u32, children, job_nodes, job.start_ps);
-        let granted = machine.placement != Placement::None && job_dw[j].is_none();
-        if let Some(bytes) = s.jobs[j].stage_in.filter(|b| b.0 > 0 && granted) {
-            let servers: Vec<LpId> = job_servers[j]
-                .iter()
-                .filter_map(|&i| bb_lps.get(i).copied())
-                .collect();
-            let each = bytes.0.div_ceil(servers.len().max(1) as u64);
-            let items = servers
-                .into_iter()
-                .map(|lp| (lp, STAGE_FILE_BASE + j as u64, each))
-                .collect();
-            ctl = ctl.with_stage_in(j as u32, items);
-        } else if !stage_work[j].is_empty() {
-            let items = stage_work[j]
-                .iter()
-                .filter_map(|&(srv, f, b)| bb_lps.get(srv).map(|&lp| (lp, f, b)))
-                .collect();
-            ctl = ctl.with_stage_in(files[j].alloc, items);
-        }
-        if files[j].persistent {
-            if let Some(&lp) = ctl_by_alloc.get(files[j].alloc as usize) {
-                ctl = ctl.with_reservation(lp);
-            }
-        }
-        if files[j].watched {
-            let consumers: Vec<LpId> = files
-                .iter()
-                .enumerate()
-                .filter(|(_, f)| {
-                    f.inputs
-                        .is_some_and(|i| i.in_transit && i.producer == j as u32)
-                })
-                .map(|(c, _)| jobctl[c])
-                .collect();
-            ctl = ctl.with_consumers(closes(&workload, j, file_base[j]), consumers);
-        }
-        lps.push(SimLp::Job(Box::new(ctl)));
-    }
-    let mut reservations = Vec::with_capacity(res_dw.len());
-    for (r, a) in res_dw.iter().enumerate() {
-        let users = files
-            .iter()
-            .filter(|f| f.persistent && f.alloc == njobs + r as u32)
-            .count() as u32;
-        let servers: Vec<LpId> = a
-            .servers
-            .iter()
-            .filter_map(|&i| bb_lps.get(i).copied())
-            .collect();
-        lps.push(SimLp::Res(Box::new(ResCtl::new(
-            njobs + r as u32,
-            s.reservations[r].name.clone(),
-            users,
-            servers,
-        ))));
-        reservations.push((a.servers.clone(), a.granted));
-    }
-    let job_dw_servers = job_dw
-        .iter()
-        .map(|a| a.as_ref().map(|a| a.servers.clone()).unwrap_or_default())
-        .collect();
+}
 
+/// Job `j`'s controller: its communicators, dependencies, stage-in, reservation and
+/// in-transit consumers.
+fn job_controller(
+    s: &Scenario,
+    machine: &Machine,
+    workload: &Workload,
+    jl: &JobLayout,
+    ids: &LpIds,
+    j: usize,
+) -> JobCtl {
+    let job = &workload.jobs[j];
+    let comms = 1 + job.subcomms.len();
+    let mut sizes = Vec::with_capacity(comms);
+    let mut comm_nodes = Vec::with_capacity(comms);
+    for c in 0..comms as u32 {
+        let members = job.comm_members(CommId(c)).unwrap_or_default();
+        sizes.push(members.len() as u32);
+        let mut lpids: Vec<LpId> = members
+            .iter()
+            .map(|&r| ids.node_lp[jl.nodes[j][job.node_of_rank(r) as usize] as usize])
+            .collect();
+        lpids.sort();
+        lpids.dedup();
+        comm_nodes.push(lpids);
+    }
+    let children: Vec<LpId> = (0..workload.jobs.len())
+        .filter(|&c| jl.parents[c].contains(&j))
+        .map(|c| ids.jobctl[c])
+        .collect();
+    let job_nodes: Vec<LpId> = comm_nodes.first().cloned().unwrap_or_default();
+    let mut ctl = JobCtl::new(j as u32, job.ranks(), sizes, comm_nodes, ids.bb_lps.clone())
+        .with_dependencies(
+            jl.parents[j].len() as u32,
+            children,
+            job_nodes,
+            job.start_ps,
+        );
+    let granted = machine.placement != Placement::None && jl.job_dw[j].is_none();
+    let files = &jl.files;
+    if let Some(bytes) = s.jobs[j].stage_in.filter(|b| b.0 > 0 && granted) {
+        let servers: Vec<LpId> = jl.job_servers[j]
+            .iter()
+            .filter_map(|&i| ids.bb_lps.get(i).copied())
+            .collect();
+        let each = bytes.0.div_ceil(servers.len().max(1) as u64);
+        let items = servers
+            .into_iter()
+            .map(|lp| (lp, STAGE_FILE_BASE + j as u64, each))
+            .collect();
+        ctl = ctl.with_stage_in(j as u32, items);
+    } else if !jl.stage_work[j].is_empty() {
+        let items = jl.stage_work[j]
+            .iter()
+            .filter_map(|&(srv, f, b)| ids.bb_lps.get(srv).map(|&lp| (lp, f, b)))
+            .collect();
+        ctl = ctl.with_stage_in(files[j].alloc, items);
+    }
+    if files[j].persistent {
+        if let Some(&lp) = ids.ctl_by_alloc.get(files[j].alloc as usize) {
+            ctl = ctl.with_reservation(lp);
+        }
+    }
+    if files[j].watched {
+        let consumers: Vec<LpId> = files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                f.inputs
+                    .is_some_and(|i| i.in_transit && i.producer == j as u32)
+            })
+            .map(|(c, _)| ids.jobctl[c])
+            .collect();
+        ctl = ctl.with_consumers(closes(workload, j, jl.file_base[j]), consumers);
+    }
+    ctl
+}
+
+/// Persistent reservation `r`'s controller.
+fn reservation_controller(s: &Scenario, jl: &JobLayout, ids: &LpIds, r: usize) -> ResCtl {
+    let njobs = jl.job_dw.len() as u32;
+    let a = &jl.reservations[r];
+    let users = jl
+        .files
+        .iter()
+        .filter(|f| f.persistent && f.alloc == njobs + r as u32)
+        .count() as u32;
+    let servers: Vec<LpId> = a
+        .servers
+        .iter()
+        .filter_map(|&i| ids.bb_lps.get(i).copied())
+        .collect();
+    ResCtl::new(
+        njobs + r as u32,
+        s.reservations[r].name.clone(),
+        users,
+        servers,
+    )
+}
+
+/// The lookahead between LP classes: the network's link latencies, the I/O node to PFS
+/// channel, and the control channels of jobs and reservations.
+fn lookahead(machine: &Machine) -> LookaheadTable {
     let mut table = LookaheadTable::with_classes(CLASS_NAMES);
-    net.declare_lookahead(&mut table, ROUTER, &[NODE, BB, IO]);
+    machine
+        .network
+        .declare_lookahead(&mut table, ROUTER, &[NODE, BB, IO]);
     table.declare_both(IO, PFS, PFS_FORWARD_LATENCY);
     table.declare_both(NODE, CTL, CTL_LATENCY);
     table.declare(CTL, BB, CTL_LATENCY);
     table.declare(CTL, CTL, CTL_LATENCY);
     table.declare(BB, CTL, CTL_LATENCY);
+    table
+}
+
+/// Builds the simulation of a validated design.
+pub fn assemble(s: &Scenario, d: &Design) -> (Simulation<SimLp>, Placed) {
+    let (machine, workload, jl) = (&d.machine, &d.workload, &d.jobs);
+    let njobs = workload.jobs.len() as u32;
+    let ids = lp_ids(machine, njobs, jl.reservations.len() as u32);
+    let staged = jl.stage_work.iter().any(|w| !w.is_empty());
+    let hosts = HostInputs {
+        s,
+        machine,
+        jl,
+        ids: &ids,
+        shared: node_shared(s, machine, workload, jl, &ids),
+        unit_bound: machine
+            .bb_server
+            .as_ref()
+            .map_or(u64::MAX, |cfg| unit_bound(workload, cfg.unit, staged)),
+    };
+    let terminals = machine.network.terminals();
+    let mut lps: Vec<SimLp> =
+        Vec::with_capacity((ids.net_lps + terminals + 1) as usize + ids.jobctl.len());
+    network_lps(machine, &ids, &mut lps);
+    host_lps(&hosts, workload, &mut lps);
+    let backend = PfsBackend::new(machine.pfs.clone()).expect("lowering validated the PFS");
+    lps.push(SimLp::Pfs(Box::new(backend)));
+    for j in 0..workload.jobs.len() {
+        let ctl = job_controller(s, machine, workload, jl, &ids, j);
+        lps.push(SimLp::Job(Box::new(ctl)));
+    }
+    for r in 0..jl.reservations.len() {
+        lps.push(SimLp::Res(Box::new(reservation_controller(s, jl, &ids, r))));
+    }
     let end: Time = s.simulation.end_time.map_or(Time::MAX, |d| d.0);
     let sim = Simulation::new(
         lps,
-        table,
+        lookahead(machine),
         SimConfig {
             seed: s.simulation.seed,
             end_time: end,
             partition: PartitionSpec::Auto,
         },
     );
-    Ok((
-        sim,
-        Placed {
-            nodes,
-            node_lp,
-            bb_lps,
-            io_lps,
-            jobctl,
-            routers: net_lps,
-            file_base,
-            resctl,
-            job_dw_servers,
-            reservations,
-        },
-    ))
+    let placed = Placed {
+        nodes: jl.nodes.clone(),
+        node_lp: ids.node_lp,
+        bb_lps: ids.bb_lps,
+        io_lps: ids.io_lps,
+        jobctl: ids.jobctl,
+        routers: ids.net_lps,
+        file_base: jl.file_base.clone(),
+        resctl: ids.resctl,
+        job_dw_servers: jl
+            .job_dw
+            .iter()
+            .map(|a| a.as_ref().map(|a| a.servers.clone()).unwrap_or_default())
+            .collect(),
+        reservations: jl
+            .reservations
+            .iter()
+            .map(|a| (a.servers.clone(), a.granted))
+            .collect(),
+    };
+    (sim, placed)
 }
 
 #[cfg(test)]
@@ -781,7 +479,7 @@ mod tests {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/summit-global.toml");
         let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
         let loaded = load_scenario(&path, &overrides).expect("valid scenario");
-        let (sim, _) = loaded.build().expect("assembles");
+        let (sim, _) = loaded.build();
         sim.lps()
             .filter_map(|l| match l {
                 SimLp::Bb(b) => Some(b.server.keeps_drain_order()),

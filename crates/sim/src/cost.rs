@@ -2,7 +2,7 @@
 //! and cables the placement adds to the network) and its energy cost over the service life,
 //! with cost-effectiveness figures. Prices in US dollars, powers in watts.
 
-use crate::machine::Machine;
+use crate::lower::machine::Machine;
 use serde::{Deserialize, Serialize};
 
 /// `[cost]`: unit prices and powers. Defaults are the study's 2019 figures (an NVMe device

@@ -5,9 +5,8 @@
 
 pub mod assemble;
 pub mod cost;
-pub mod diag;
 pub mod jobs;
-pub mod machine;
+pub mod lower;
 pub mod model;
 pub mod output;
 pub mod plot;
@@ -15,4 +14,6 @@ pub mod report;
 pub mod results;
 pub mod run;
 pub mod scenario;
-pub mod units;
+
+// The schema's units and diagnostics are used everywhere: keep their short paths.
+pub use scenario::{diag, units};

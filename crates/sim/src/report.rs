@@ -5,7 +5,7 @@
 //! `summary.json`'s `results_digest` is a digest of all of that deterministic content.
 
 use crate::cost::Cost;
-use crate::machine::MachineSummary;
+use crate::lower::machine::MachineSummary;
 use crate::output::OutputSet;
 use crate::plot::{bar_svg, timeline_svg, JobTimeline};
 use crate::results::{

@@ -4,8 +4,8 @@
 use crate::assemble::{assemble, Placed};
 use crate::cost::{cost, Cost};
 use crate::diag::{load, Diagnostic, SourceMap};
-use crate::jobs::build_workload;
-use crate::machine::{build_machine, Machine, MachineSummary};
+use crate::lower::machine::MachineSummary;
+use crate::lower::{lower, Design};
 use crate::model::SimLp;
 use crate::report::{render, Rendered};
 use crate::results::{reduce, Results};
@@ -14,7 +14,6 @@ use bbsim_engine::{
     run_with_threads, EngineError, PendingKind, Progress, RunStats, Sequential, Simulation,
     StopReason,
 };
-use bbsim_workload::Workload;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -24,16 +23,15 @@ pub struct Loaded {
     pub scenario: Scenario,
     /// Where each key came from (for messages).
     pub map: SourceMap,
-    /// The machine.
-    pub machine: Machine,
-    /// The workload.
-    pub workload: Arc<Workload>,
+    /// The validated design: machine, workload, where the jobs run.
+    pub design: Design,
     /// The scenario file.
     pub path: PathBuf,
 }
 
 /// Loads `path` with `--set` overrides, and validates everything that can be checked before
-/// running: schema, units, machine, jobs, allocation, model assembly.
+/// running (schema, units, machine, jobs, allocation, reservations) without building the
+/// simulation.
 pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Loaded, Diagnostic> {
     let (mut scenario, map): (Scenario, SourceMap) = load(path, overrides)?;
     // Fill in defaults that depend on other keys, so the echo in summary.json shows them.
@@ -50,26 +48,14 @@ pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Loaded, Diagno
             "must be positive (at least 1ps): the idle time that separates two I/O phases of a job",
         ));
     }
-    let machine = build_machine(&scenario, &map)?;
-    if machine.local_ssd.is_some() && scenario.burst_buffer.ssds_per_server != 1 {
-        return Err(map.error_at(
-            "burst_buffer.ssds_per_server",
-            "node-local placement models one SSD per compute node; give that SSD the combined bandwidth and capacity instead",
-        ));
-    }
     let base = path.parent().unwrap_or_else(|| Path::new("."));
-    let workload = Arc::new(build_workload(&scenario, &map, base)?);
-    crate::jobs::job_parents(&scenario, &map, &workload)?;
-    let loaded = Loaded {
+    let design = lower(&scenario, &map, base)?;
+    Ok(Loaded {
         scenario,
         map,
-        machine,
-        workload,
+        design,
         path: path.to_path_buf(),
-    };
-    // Assemble once to check allocation and every storage configuration.
-    loaded.build()?;
-    Ok(loaded)
+    })
 }
 
 /// Why a run produced no results.
@@ -109,29 +95,29 @@ pub struct Finished {
 }
 
 impl Loaded {
-    /// Builds the simulation.
-    pub fn build(&self) -> Result<(Simulation<SimLp>, Placed), Diagnostic> {
-        assemble(
-            &self.scenario,
-            &self.map,
-            &self.machine,
-            Arc::clone(&self.workload),
-        )
+    /// Builds the simulation (its LPs; SSDs are preconditioned here).
+    pub fn build(&self) -> (Simulation<SimLp>, Placed) {
+        assemble(&self.scenario, &self.design)
     }
 
     /// The machine summary.
     pub fn machine_summary(&self) -> MachineSummary {
-        self.machine.summary()
+        self.design.machine.summary()
     }
 
     /// The cost of the machine's burst-buffer design (`[cost]` prices).
     pub fn cost(&self) -> Cost {
-        cost(&self.scenario.cost, &self.machine)
+        cost(&self.scenario.cost, &self.design.machine)
     }
 
     /// Job names in job order.
     pub fn job_names(&self) -> Vec<String> {
-        self.workload.jobs.iter().map(|j| j.name.clone()).collect()
+        self.design
+            .workload
+            .jobs
+            .iter()
+            .map(|j| j.name.clone())
+            .collect()
     }
 
     /// Runs on `threads` threads. `watch` receives the live progress handle before the run
@@ -141,7 +127,7 @@ impl Loaded {
         threads: usize,
         watch: impl FnOnce(Arc<Progress>),
     ) -> Result<Finished, RunError> {
-        let (mut sim, placed) = self.build().map_err(RunError::Scenario)?;
+        let (mut sim, placed) = self.build();
         watch(sim.progress());
         // One thread: the global-order sequential executor. The storage models are sparse in
         // time (a few events per lookahead window), where per-window work dominates the
@@ -161,8 +147,8 @@ impl Loaded {
         let results = reduce(
             &sim,
             &placed,
-            &self.workload,
-            self.machine.network.topology(),
+            &self.design.workload,
+            self.design.machine.network.topology(),
             stats.last_event_time,
             self.scenario.outputs.phase_gap.get(),
         );

@@ -263,7 +263,7 @@ pub enum BbAction {
     },
     /// Everything allocation `alloc` left dirty in this server when it ended
     /// ([`BbServer::job_end`]) has reached the PFS (or was deleted): its stage-out is complete.
-    /// With [`DrainPolicy::Never`] this comes at once and nothing is staged out.
+    /// With [`DrainPolicy::None`] this comes at once and nothing is staged out.
     StageOutDone {
         /// The job or reservation.
         alloc: u32,
@@ -647,7 +647,7 @@ impl BbServer {
 
     /// Tells the server that the run will allocate at most `units` allocation units on it
     /// (an upper bound, e.g. the workload's write bytes / `unit` plus two units per write
-    /// operation). With [`DrainPolicy::Never`] and room for all of them, on the SSDs and
+    /// operation). With [`DrainPolicy::None`] and room for all of them, on the SSDs and
     /// within every reservation, no write can stall, so nothing can ever drain: the server then
     /// keeps no drain queue, which otherwise takes 16 bytes per unit written (a third of a
     /// study run's per-unit state, docs/performance.md). Results are the same either way.
@@ -660,7 +660,7 @@ impl BbServer {
         let room = units <= self.free_units
             && self.ledger.used().saturating_add(bytes) <= self.ledger.total()
             && self.ledger.smallest_limit().map_or(true, |l| bytes <= l);
-        let never = self.cfg.drain.policy == DrainPolicy::Never
+        let never = self.cfg.drain.policy == DrainPolicy::None
             && self.units.is_empty()
             && self.stage_queue.is_empty();
         self.drain_order = !(room && never);
@@ -1366,10 +1366,10 @@ impl BbServer {
             return true;
         }
         match self.cfg.drain.policy {
-            DrainPolicy::Never => false,
-            DrainPolicy::Immediately => true,
-            DrainPolicy::AtJobEnd => !self.ended.is_empty(),
-            DrainPolicy::AboveFill { fill } => self.ledger.fill() > fill,
+            DrainPolicy::None => false,
+            DrainPolicy::Immediate => true,
+            DrainPolicy::JobEnd => !self.ended.is_empty(),
+            DrainPolicy::Threshold => self.ledger.fill() > self.cfg.drain.threshold,
         }
     }
 
@@ -1378,10 +1378,10 @@ impl BbServer {
             return true;
         }
         match self.cfg.drain.policy {
-            DrainPolicy::Never => false,
-            DrainPolicy::Immediately => true,
-            DrainPolicy::AtJobEnd => self.ended.contains(&alloc),
-            DrainPolicy::AboveFill { fill } => self.ledger.fill() > fill,
+            DrainPolicy::None => false,
+            DrainPolicy::Immediate => true,
+            DrainPolicy::JobEnd => self.ended.contains(&alloc),
+            DrainPolicy::Threshold => self.ledger.fill() > self.cfg.drain.threshold,
         }
     }
 
@@ -1516,7 +1516,7 @@ impl BbServer {
         None
     }
 
-    /// The job or reservation `alloc` ended: with [`DrainPolicy::AtJobEnd`] its dirty data
+    /// The job or reservation `alloc` ended: with [`DrainPolicy::JobEnd`] its dirty data
     /// becomes eligible for stage-out.
     pub fn job_end<E: From<StorageEvent>>(
         &mut self,
@@ -1526,7 +1526,7 @@ impl BbServer {
     ) {
         self.ended.insert(alloc);
         self.stage_out_watch.insert(alloc);
-        if self.cfg.drain.policy == DrainPolicy::Never {
+        if self.cfg.drain.policy == DrainPolicy::None {
             self.stage_out_watch.remove(&alloc);
             out.push(BbAction::StageOutDone {
                 alloc,

@@ -3,12 +3,13 @@
 use crate::error::ConfigError;
 use std::collections::BTreeMap;
 
-/// What a BB server does with a write that does not fit.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// What a BB server does with a write that does not fit (`burst_buffer.full_policy`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FullPolicy {
     /// The writer waits (FIFO) until drained data is evicted; stalled writers make every
     /// allocation's dirty data eligible for draining at once.
+    #[default]
     Stall,
     /// The write is forwarded to the PFS and acknowledged when the PFS has it.
     Spill,

@@ -5,21 +5,38 @@ use crate::units::transfer_ps;
 use bbsim_engine::Time;
 use serde::{Deserialize, Serialize};
 
-/// When dirty BB data becomes eligible for stage-out.
-#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// When dirty BB data becomes eligible for stage-out (`burst_buffer.drain.policy`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DrainPolicy {
     /// Only under pressure (a stalled writer) or explicitly.
-    Never,
+    #[default]
+    None,
     /// As soon as it is on the SSDs.
-    Immediately,
+    Immediate,
     /// When its job ends ([`crate::bb_server::BbServer::job_end`]).
-    AtJobEnd,
-    /// While the server's fill (bytes in use / capacity) is above `fill`, oldest data first.
-    AboveFill {
-        /// Fill fraction in `[0, 1]`.
-        fill: f64,
-    },
+    JobEnd,
+    /// While the server's fill (bytes in use / capacity) is above [`DrainConfig::threshold`],
+    /// oldest data first.
+    Threshold,
+}
+
+impl DrainPolicy {
+    /// The name as a scenario file spells it (`none`, `immediate`, `job-end`, `threshold`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DrainPolicy::None => "none",
+            DrainPolicy::Immediate => "immediate",
+            DrainPolicy::JobEnd => "job-end",
+            DrainPolicy::Threshold => "threshold",
+        }
+    }
+}
+
+impl std::fmt::Display for DrainPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// The data mover between a BB server and the PFS.
@@ -27,6 +44,8 @@ pub enum DrainPolicy {
 pub struct DrainConfig {
     /// Stage-out policy.
     pub policy: DrainPolicy,
+    /// Fill fraction in `[0, 1]` above which [`DrainPolicy::Threshold`] drains.
+    pub threshold: f64,
     /// Bandwidth limit of stage-out and stage-in together (bytes/s).
     pub bandwidth: u64,
     /// Stage-out / stage-in transfers in flight at once.
@@ -39,7 +58,8 @@ pub struct DrainConfig {
 impl Default for DrainConfig {
     fn default() -> Self {
         DrainConfig {
-            policy: DrainPolicy::AtJobEnd,
+            policy: DrainPolicy::JobEnd,
+            threshold: 0.8,
             bandwidth: 1_000_000_000,
             max_outstanding: 4,
             evict: true,
@@ -52,13 +72,14 @@ impl DrainConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         positive("bandwidth", self.bandwidth)?;
         positive("max_outstanding", u64::from(self.max_outstanding))?;
-        if let DrainPolicy::AboveFill { fill } = self.policy {
-            if !(fill.is_finite() && (0.0..=1.0).contains(&fill)) {
-                return Err(ConfigError::new(
-                    "policy.fill",
-                    format!("must be in [0, 1], got {fill}"),
-                ));
-            }
+        let fill = self.threshold;
+        if self.policy == DrainPolicy::Threshold
+            && !(fill.is_finite() && (0.0..=1.0).contains(&fill))
+        {
+            return Err(ConfigError::new(
+                "threshold",
+                format!("must be in [0, 1], got {fill}"),
+            ));
         }
         Ok(())
     }
@@ -103,9 +124,10 @@ mod tests {
         );
         let mut c = DrainConfig::default();
         assert!(c.validate().is_ok());
-        c.policy = DrainPolicy::AboveFill { fill: 1.5 };
-        assert_eq!(c.validate().unwrap_err().key, "policy.fill");
-        c.policy = DrainPolicy::Immediately;
+        c.policy = DrainPolicy::Threshold;
+        c.threshold = 1.5;
+        assert_eq!(c.validate().unwrap_err().key, "threshold");
+        c.policy = DrainPolicy::Immediate;
         c.bandwidth = 0;
         assert_eq!(c.validate().unwrap_err().key, "bandwidth");
     }

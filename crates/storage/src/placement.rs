@@ -12,11 +12,12 @@ use smallvec::SmallVec;
 /// spans more servers; splitting happens once per application I/O operation).
 pub type Chunks = SmallVec<[Chunk; 4]>;
 
-/// Where burst buffers sit.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Where burst buffers sit (`burst_buffer.placement`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Placement {
     /// No burst buffer: I/O goes to the PFS.
+    #[default]
     None,
     /// An SSD inside each compute node; local I/O never touches the network.
     NodeLocal,
@@ -24,6 +25,29 @@ pub enum Placement {
     Grouped,
     /// BB servers on their own switches or groups.
     Global,
+}
+
+impl Placement {
+    /// The name as a scenario file spells it (`none`, `node-local`, `grouped`, `global`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::None => "none",
+            Placement::NodeLocal => "node-local",
+            Placement::Grouped => "grouped",
+            Placement::Global => "global",
+        }
+    }
+
+    /// Whether the placement has BB servers on the network (grouped or global).
+    pub fn has_servers(self) -> bool {
+        matches!(self, Placement::Grouped | Placement::Global)
+    }
+}
+
+impl std::fmt::Display for Placement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Striping of a client's files over BB servers.

@@ -611,6 +611,7 @@ pub fn absorb_scenario(clients: usize, per_client: u64, size: u64) -> Scenario {
             spare_factor: 0.07,
             gc_free_blocks: 2,
             streams: StreamMode::Legacy,
+            max_streams: 16,
             erase_time: 0,
             precondition: Precondition::Fresh,
         }),
@@ -628,7 +629,8 @@ pub fn absorb_scenario(clients: usize, per_client: u64, size: u64) -> Scenario {
         staging: None,
         full_policy: FullPolicy::Stall,
         drain: DrainConfig {
-            policy: DrainPolicy::Never,
+            policy: DrainPolicy::None,
+            threshold: 0.8,
             bandwidth: 1_000_000_000,
             max_outstanding: 4,
             evict: true,

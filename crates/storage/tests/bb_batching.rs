@@ -330,7 +330,7 @@ fn requests_no_larger_than_a_unit_give_identical_results() {
         capacity: 2 * UNIT,
         bandwidth: 10_000_000_000,
     });
-    b.drain.policy = DrainPolicy::Never;
+    b.drain.policy = DrainPolicy::None;
     b.drain.max_outstanding = 3;
     let clients = (0..6)
         .map(|c| {
@@ -603,8 +603,8 @@ fn gtc_like(chunk: u32, drain: DrainPolicy, overwrite: bool) -> (Simulation<Harn
 /// are those of the unchunked layout.
 #[test]
 fn chunks_cut_device_requests_but_not_operations_bytes_capacity_or_wear() {
-    let (plain, plain_run) = gtc_like(1, DrainPolicy::Never, true);
-    let (chunk, chunk_run) = gtc_like(8, DrainPolicy::Never, true);
+    let (plain, plain_run) = gtc_like(1, DrainPolicy::None, true);
+    let (chunk, chunk_run) = gtc_like(8, DrainPolicy::None, true);
     let end = last_end(&plain).max(last_end(&chunk));
     let (p, c) = (ssd_stats(&plain, end), ssd_stats(&chunk, end));
     let sum = |st: &[DeviceStats], f: fn(&DeviceStats) -> u64| st.iter().map(f).sum::<u64>();
@@ -642,8 +642,8 @@ fn chunks_cut_device_requests_but_not_operations_bytes_capacity_or_wear() {
     // Drained and evicted (no overwrites, so that every unit is drained exactly once whatever
     // the timing): the same bytes reach the PFS and every unit is freed either way; the drain
     // reads one unit per device request in both layouts.
-    let (plain, _) = gtc_like(1, DrainPolicy::Immediately, false);
-    let (chunk, _) = gtc_like(8, DrainPolicy::Immediately, false);
+    let (plain, _) = gtc_like(1, DrainPolicy::Immediate, false);
+    let (chunk, _) = gtc_like(8, DrainPolicy::Immediate, false);
     let (lp, lc) = (ledgers(&plain), ledgers(&chunk));
     assert_eq!(lp, lc);
     assert!(lp.iter().all(|l| l.drain_acked > 0 && l.occupied == 0));

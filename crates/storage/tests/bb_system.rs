@@ -41,7 +41,8 @@ fn bb_cfg(ssd_capacity: u64) -> BbServerConfig {
         staging: None,
         full_policy: FullPolicy::Stall,
         drain: DrainConfig {
-            policy: DrainPolicy::Never,
+            policy: DrainPolicy::None,
+            threshold: 0.8,
             bandwidth: 2 * GBS,
             max_outstanding: 4,
             evict: true,
@@ -252,18 +253,19 @@ fn drain_policies() {
             stripe_size: MIB,
         })
     };
-    let with = |policy| {
+    let with = |policy, threshold| {
         let mut b = bb_cfg(64 * MIB);
         b.drain.policy = policy;
+        b.drain.threshold = threshold;
         scenario(b, 1, vec![client(writes(0, 32, MIB), 4, t())])
     };
     // Immediately: everything reaches the PFS and is evicted.
-    let sim = run(&with(DrainPolicy::Immediately), 1);
+    let sim = run(&with(DrainPolicy::Immediate, 0.0), 1);
     let c = check(&sim);
     assert_eq!((c.in_bb, c.on_pfs), (0, 32 * MIB));
     assert_eq!(bb_servers(&sim)[0].capacity().used(), 0);
     // At job end: nothing reaches the PFS before the writer is done.
-    let s = with(DrainPolicy::AtJobEnd);
+    let s = with(DrainPolicy::JobEnd, 0.0);
     let sim = run(&s, 1);
     let c = check(&sim);
     assert_eq!(c.on_pfs, 32 * MIB);
@@ -272,13 +274,13 @@ fn drain_policies() {
     assert_eq!(before.on_pfs, 0);
     assert_eq!(before.in_bb, 32 * MIB);
     // Above a fill threshold: drained down to the threshold, the rest stays.
-    let sim = run(&with(DrainPolicy::AboveFill { fill: 0.25 }), 1);
+    let sim = run(&with(DrainPolicy::Threshold, 0.25), 1);
     let c = check(&sim);
     let used = bb_servers(&sim)[0].capacity().used();
     assert!(used <= 16 * MIB, "fill after drain: {used}");
     assert!(c.in_bb > 0 && c.on_pfs > 0, "{c:?}");
     // Never: the BB keeps everything.
-    let c = check(&run(&with(DrainPolicy::Never), 1));
+    let c = check(&run(&with(DrainPolicy::None, 0.0), 1));
     assert_eq!((c.in_bb, c.on_pfs), (32 * MIB, 0));
 }
 
@@ -294,16 +296,17 @@ fn stage_outs(sim: &Simulation<HarnessLp>) -> Vec<(u32, u64)> {
 
 #[test]
 fn stage_out_completion_is_reported_when_the_last_byte_reaches_the_pfs() {
-    let with = |policy| {
+    let with = |policy, threshold| {
         let mut b = bb_cfg(64 * MIB);
         b.drain.policy = policy;
+        b.drain.threshold = threshold;
         let t = Target::Bb(StripeSpec {
             stripe_count: 1,
             stripe_size: MIB,
         });
         scenario(b, 1, vec![client(writes(0, 32, MIB), 4, t)])
     };
-    let s = with(DrainPolicy::AtJobEnd);
+    let s = with(DrainPolicy::JobEnd, 0.0);
     let sim = run(&s, 1);
     let outs = stage_outs(&sim);
     assert_eq!(outs.len(), 1, "one report for the one allocation: {outs:?}");
@@ -319,7 +322,7 @@ fn stage_out_completion_is_reported_when_the_last_byte_reaches_the_pfs() {
     assert_eq!((at.on_pfs, at.in_bb), (32 * MIB, 0));
     assert_eq!(bb_servers(&sim)[0].unstaged(alloc), 0);
     // Never: nothing is staged out and the report comes at the job's end.
-    let sim = run(&with(DrainPolicy::Never), 1);
+    let sim = run(&with(DrainPolicy::None, 0.0), 1);
     let outs = stage_outs(&sim);
     assert_eq!(outs.len(), 1);
     assert_eq!(check(&sim).on_pfs, 0);
@@ -489,7 +492,8 @@ fn mixed() -> Scenario {
     }
     let mut b = bb_cfg(24 * MIB);
     b.ssds = 2;
-    b.drain.policy = DrainPolicy::AboveFill { fill: 0.5 };
+    b.drain.policy = DrainPolicy::Threshold;
+    b.drain.threshold = 0.5;
     b.request_overhead = 3 * US;
     b.threads = 4;
     scenario(b, 3, clients_v)
@@ -593,12 +597,13 @@ fn the_drain_queue_is_dropped_only_when_nothing_can_drain() {
     assert!(s.bound_allocations(16));
     // Any other drain policy reads the queue.
     for policy in [
-        DrainPolicy::Immediately,
-        DrainPolicy::AtJobEnd,
-        DrainPolicy::AboveFill { fill: 0.5 },
+        DrainPolicy::Immediate,
+        DrainPolicy::JobEnd,
+        DrainPolicy::Threshold,
     ] {
         let mut cfg = bb_cfg(64 * MIB);
         cfg.drain.policy = policy;
+        cfg.drain.threshold = 0.5;
         let mut s = server(cfg);
         assert!(!s.bound_allocations(1));
         assert!(s.keeps_drain_order());

@@ -15,6 +15,8 @@ fn ftl(user_pages: u64, ppb: u32, sf: f64, streams: StreamMode, pre: Preconditio
         spare_factor: sf,
         gc_free_blocks: 1,
         streams,
+        // Two streams: the hot and the cold writes below.
+        max_streams: 2,
         erase_time: 0,
         precondition: pre,
     };
@@ -99,7 +101,7 @@ fn hot_cold_mixes_amplify_more_and_streams_recover_the_uniform_value() {
         "uniform {uniform} model {model}"
     );
     let legacy = hot_cold_wa(sf, 0.1, 0.9, StreamMode::Legacy);
-    let streams = hot_cold_wa(sf, 0.1, 0.9, StreamMode::MultiStream { max_streams: 2 });
+    let streams = hot_cold_wa(sf, 0.1, 0.9, StreamMode::MultiStream);
     assert!(
         legacy > 1.10 * uniform,
         "90/10 hot/cold in one stream should amplify more: {legacy} vs uniform {uniform}"

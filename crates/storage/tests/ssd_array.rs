@@ -300,7 +300,7 @@ fn every_server_request_is_one_device_request_and_events_fall() {
 fn drain_eviction_and_stage_in_work_on_the_array() {
     let mut b = bb(4, 2, SsdModel::Array);
     b.ssd.capacity = 2 << 20; // 16 units per SSD, 64 per server
-    b.drain.policy = DrainPolicy::Immediately;
+    b.drain.policy = DrainPolicy::Immediate;
     let per_cap = b.capacity();
     assert_eq!(per_cap, 8 << 20);
     let mut ops = Vec::new();

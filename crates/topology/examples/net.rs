@@ -33,6 +33,7 @@ fn fattree128() -> TrafficConfig {
     TrafficConfig {
         network,
         pattern: Pattern::UniformRandom,
+        hot_spot: 0,
         message_bytes: 512,
         interval: US,
         messages_per_node: None,
@@ -56,6 +57,7 @@ fn dragonfly1056() -> TrafficConfig {
     TrafficConfig {
         network,
         pattern: Pattern::UniformRandom,
+        hot_spot: 0,
         message_bytes: 512,
         interval: US,
         messages_per_node: None,
@@ -176,6 +178,7 @@ fn study() {
         let cfg = TrafficConfig {
             network,
             pattern,
+            hot_spot: 0,
             message_bytes: 512,
             interval: 41 * NS,
             messages_per_node: None,
@@ -214,7 +217,7 @@ fn study() {
     });
     for pattern in [Pattern::UniformRandom, Pattern::DragonflyWorstCase] {
         for routing in [Routing::Minimal, Routing::Valiant, Routing::Ugal] {
-            run(df.clone(), routing, pattern.clone());
+            run(df.clone(), routing, pattern);
         }
     }
     let torus = TopologyConfig::Torus(bbsim_topology::TorusConfig {

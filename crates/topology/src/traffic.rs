@@ -28,8 +28,8 @@ fn yes() -> bool {
 }
 
 /// Who sends to whom. Only compute terminals send and receive.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Pattern {
     /// Every message goes to a uniformly random other terminal.
     UniformRandom,
@@ -38,25 +38,21 @@ pub enum Pattern {
     /// Terminal `i` sends to terminal `i + 1` (mod N): the next terminal on the same router,
     /// or on the next router in id order.
     NearestNeighbour,
-    /// All-to-one: every terminal but `target` sends to `target`.
-    HotSpot {
-        /// The receiving terminal.
-        #[serde(default)]
-        target: u32,
-    },
+    /// All-to-one: every terminal but [`TrafficConfig::hot_spot`] sends to it.
+    HotSpot,
     /// Dragonfly worst case: terminal `i` of group `G` sends to terminal `i` of group `G + 1`.
     DragonflyWorstCase,
 }
 
 impl Pattern {
-    /// The lower-case name.
-    pub fn name(&self) -> String {
+    /// The name as a scenario file spells it (`uniform-random`, `hot-spot`, ...).
+    pub fn name(self) -> &'static str {
         match self {
-            Pattern::UniformRandom => "uniform-random".into(),
-            Pattern::RandomPermutation => "random-permutation".into(),
-            Pattern::NearestNeighbour => "nearest-neighbour".into(),
-            Pattern::HotSpot { target } => format!("hot-spot(terminal {target})"),
-            Pattern::DragonflyWorstCase => "dragonfly-worst-case".into(),
+            Pattern::UniformRandom => "uniform-random",
+            Pattern::RandomPermutation => "random-permutation",
+            Pattern::NearestNeighbour => "nearest-neighbour",
+            Pattern::HotSpot => "hot-spot",
+            Pattern::DragonflyWorstCase => "dragonfly-worst-case",
         }
     }
 }
@@ -68,6 +64,9 @@ pub struct TrafficConfig {
     pub network: NetworkConfig,
     /// The traffic pattern.
     pub pattern: Pattern,
+    /// The receiving terminal of [`Pattern::HotSpot`].
+    #[serde(default)]
+    pub hot_spot: u32,
     /// Message size in bytes.
     pub message_bytes: u64,
     /// Time between two messages of one terminal (ps). The first message of each terminal
@@ -112,10 +111,10 @@ impl TrafficConfig {
             ));
         }
         match &self.pattern {
-            Pattern::HotSpot { target } if *target >= n => Err(NetError::invalid(
-                "traffic.pattern.target",
+            Pattern::HotSpot if self.hot_spot >= n => Err(NetError::invalid(
+                "traffic.hot_spot",
                 format!("a compute terminal id below {n}"),
-                target,
+                self.hot_spot,
             )),
             Pattern::DragonflyWorstCase => match net.topology().shape() {
                 Shape::Dragonfly(s) if s.groups >= 2 => {
@@ -369,8 +368,8 @@ impl TrafficSim {
                     Pattern::UniformRandom => Dst::Random(n),
                     Pattern::RandomPermutation => Dst::Fixed(perm[t as usize]),
                     Pattern::NearestNeighbour => Dst::Fixed((t + 1) % n),
-                    Pattern::HotSpot { target } if target == t => Dst::Silent,
-                    Pattern::HotSpot { target } => Dst::Fixed(target),
+                    Pattern::HotSpot if cfg.hot_spot == t => Dst::Silent,
+                    Pattern::HotSpot => Dst::Fixed(cfg.hot_spot),
                     Pattern::DragonflyWorstCase => Dst::Fixed((t + per_group) % n),
                 }
             };
@@ -513,7 +512,10 @@ impl TrafficSim {
         TrafficReport {
             topology: topo.config().describe(),
             routing: self.network.config().routing.name().to_string(),
-            pattern: cfg.pattern.name(),
+            pattern: match cfg.pattern {
+                Pattern::HotSpot => format!("hot-spot(terminal {})", cfg.hot_spot),
+                p => p.name().to_string(),
+            },
             routers: topo.routers(),
             terminals: n,
             packet_size: self.network.params().packet_size,

@@ -64,6 +64,8 @@ fn burst(network: NetworkConfig, pattern: Pattern, bytes: u64, messages: u64) ->
     TrafficConfig {
         network,
         pattern,
+        // The receiver of the hot-spot cases.
+        hot_spot: 3,
         message_bytes: bytes,
         interval: 0,
         messages_per_node: Some(messages),
@@ -92,7 +94,7 @@ fn saturation_delivers_every_packet_on_every_topology_and_routing() {
         (
             fat_tree(3, 4, 16, 1),
             vec![Routing::Deterministic, Routing::Adaptive],
-            vec![Pattern::UniformRandom, Pattern::HotSpot { target: 3 }],
+            vec![Pattern::UniformRandom, Pattern::HotSpot],
         ),
         (
             fat_tree(3, 8, 90, 2),
@@ -138,10 +140,10 @@ fn saturation_delivers_every_packet_on_every_topology_and_routing() {
                     let mut n = net(topology.clone(), routing);
                     n.buffer_packets = buffer_packets;
                     let terminals = n.build().unwrap().topology().compute_terminals().end;
-                    let cfg = burst(n, pattern.clone(), 1_300, 12);
+                    let cfg = burst(n, *pattern, 1_300, 12);
                     let r = run_traffic(&cfg, 1).expect("runs");
                     let senders = match pattern {
-                        Pattern::HotSpot { .. } => terminals - 1,
+                        Pattern::HotSpot => terminals - 1,
                         _ => terminals,
                     };
                     let what = format!(
@@ -167,6 +169,7 @@ fn saturated(
     let cfg = TrafficConfig {
         network: net(topology, routing),
         pattern,
+        hot_spot: 0,
         message_bytes: 512,
         interval: 41 * NS, // one 512 B packet per 40.96 ns: the injection bandwidth
         messages_per_node: None,
@@ -256,6 +259,7 @@ fn results_are_identical_for_any_thread_count() {
         let cfg = TrafficConfig {
             network: net(topology, routing),
             pattern,
+            hot_spot: 0,
             message_bytes: 1_200,
             interval: 300 * NS,
             messages_per_node: Some(40),
@@ -287,6 +291,7 @@ fn report_prints_the_headline_figures() {
     let cfg = TrafficConfig {
         network: net(fat_tree(3, 4, 16, 1), Routing::Adaptive),
         pattern: Pattern::UniformRandom,
+        hot_spot: 0,
         message_bytes: 512,
         interval: US,
         messages_per_node: None,
@@ -321,7 +326,8 @@ fn report_prints_the_headline_figures() {
 fn bad_traffic_configurations_are_named_errors() {
     let base = TrafficConfig {
         network: net(fat_tree(3, 4, 16, 1), Routing::Adaptive),
-        pattern: Pattern::HotSpot { target: 16 },
+        pattern: Pattern::HotSpot,
+        hot_spot: 16,
         message_bytes: 512,
         interval: US,
         messages_per_node: None,
@@ -331,7 +337,7 @@ fn bad_traffic_configurations_are_named_errors() {
     };
     let e = run_traffic(&base, 1).unwrap_err().to_string();
     assert!(
-        e.contains("traffic.pattern.target") && e.contains("below 16"),
+        e.contains("traffic.hot_spot") && e.contains("below 16"),
         "{e}"
     );
     let cfg = TrafficConfig {
@@ -386,6 +392,7 @@ fn the_path_model_drains_bursts_and_meets_the_bandwidth_bounds() {
         let cfg = TrafficConfig {
             network: path(topology, routing),
             pattern,
+            hot_spot: 0,
             message_bytes: 512,
             interval: 41 * NS,
             messages_per_node: None,

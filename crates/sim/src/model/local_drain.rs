@@ -8,22 +8,15 @@
 
 use bbsim_engine::Time;
 use bbsim_storage::units::transfer_ps;
+use bbsim_storage::DrainPolicy;
 use std::collections::{BTreeMap, VecDeque};
-
-/// When the node's mover runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LocalDrainPolicy {
-    /// As soon as each write is on the SSD.
-    Immediately,
-    /// After the node's ranks have all finished.
-    AtJobEnd,
-}
 
 /// Settings of the node-local mover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LocalDrainConfig {
-    /// When it runs.
-    pub policy: LocalDrainPolicy,
+    /// When it runs: [`DrainPolicy::Immediate`] or [`DrainPolicy::JobEnd`] (a node has no
+    /// fill threshold; [`DrainPolicy::None`] means no mover).
+    pub policy: DrainPolicy,
     /// Pacing bandwidth (bytes/s).
     pub bandwidth: u64,
     /// Copies in flight at once.
@@ -63,7 +56,7 @@ impl LocalDrain {
             writes: BTreeMap::new(),
             ready_at: 0,
             tick: false,
-            open: cfg.policy == LocalDrainPolicy::Immediately,
+            open: cfg.policy == DrainPolicy::Immediate,
             handed: 0,
             acked: 0,
         }
@@ -108,7 +101,7 @@ mod tests {
     #[test]
     fn paced_to_the_bandwidth_and_limited_in_flight() {
         let mut d = LocalDrain::new(LocalDrainConfig {
-            policy: LocalDrainPolicy::Immediately,
+            policy: DrainPolicy::Immediate,
             bandwidth: 1_000_000_000,
             max_outstanding: 2,
         });
@@ -124,7 +117,7 @@ mod tests {
         assert_eq!(d.next(5_000_000), Ok(None), "two in flight");
         assert_eq!(d.pending(), 3000);
         let mut closed = LocalDrain::new(LocalDrainConfig {
-            policy: LocalDrainPolicy::AtJobEnd,
+            policy: DrainPolicy::JobEnd,
             bandwidth: 1,
             max_outstanding: 1,
         });

@@ -8,10 +8,10 @@ use super::hosts::RouteCount;
 use super::local_drain::{LocalDrain, LocalDrainConfig};
 use super::rank_io::{RankIo, WrittenTo};
 use super::{CtlEvent, Payload, SimEvent, CTL_LATENCY};
-use crate::scenario::Placement;
 use bbsim_engine::{Ctx, LpId, Time};
 use bbsim_storage::client::{AppRequest, IoTracker, MAX_PARTS};
 use bbsim_storage::placement::Layout;
+use bbsim_storage::placement::Placement;
 use bbsim_storage::{
     Endpoint, IoOp, ReplyStatus, RequestKind, Ssd, SsdBatch, SsdCompletion, SsdPiece, SsdRequest,
     StorageEvent, StorageMsg,

@@ -47,6 +47,9 @@ pub struct FtlConfig {
     pub gc_free_blocks: u32,
     /// Placement of host writes into open blocks.
     pub streams: StreamMode,
+    /// Most streams (open blocks) a [`StreamMode::MultiStream`] device keeps at once (NVMe
+    /// devices offer 8-16).
+    pub max_streams: u32,
     /// Time to erase one block (ps), charged to the write that triggered the collection.
     pub erase_time: Time,
     /// Initial condition.
@@ -61,6 +64,7 @@ impl Default for FtlConfig {
             spare_factor: 0.07,
             gc_free_blocks: 2,
             streams: StreamMode::Legacy,
+            max_streams: 16,
             erase_time: 0,
             precondition: Precondition::Fresh,
         }
@@ -100,10 +104,8 @@ impl FtlConfig {
         if self.gc_free_blocks == 0 {
             return Err(ConfigError::new("gc_free_blocks", "must be >= 1"));
         }
-        if let StreamMode::MultiStream { max_streams } = self.streams {
-            if max_streams == 0 {
-                return Err(ConfigError::new("streams.max_streams", "must be >= 1"));
-            }
+        if self.streams == StreamMode::MultiStream && self.max_streams == 0 {
+            return Err(ConfigError::new("max_streams", "must be >= 1"));
         }
         let block_bytes = self
             .page_size
@@ -128,7 +130,9 @@ impl FtlConfig {
             ));
         }
         let user_blocks = user.div_ceil(ppb);
-        let needed = u64::from(self.gc_free_blocks) + u64::from(self.streams.open_blocks()) + 1;
+        let needed = u64::from(self.gc_free_blocks)
+            + u64::from(self.streams.open_blocks(self.max_streams))
+            + 1;
         if blocks < user_blocks + needed {
             return Err(ConfigError::new(
                 "spare_factor",
@@ -218,7 +222,7 @@ impl Ftl {
         let geo = cfg.geometry(capacity)?;
         let phys = geo.physical_pages() as usize;
         let blocks = geo.blocks as usize;
-        let slots = cfg.streams.open_blocks() as usize;
+        let slots = cfg.streams.open_blocks(cfg.max_streams) as usize;
         let mut ftl = Ftl {
             geo,
             page_size: cfg.page_size,
@@ -230,7 +234,7 @@ impl Ftl {
             free: (0..geo.blocks).collect(),
             open: vec![None; slots],
             closed: ValidBuckets::new(blocks, geo.pages_per_block as usize),
-            streams: StreamMap::new(&cfg.streams),
+            streams: StreamMap::new(cfg.streams, cfg.max_streams),
             counters: FtlCounters::default(),
         };
         match cfg.precondition {
@@ -490,8 +494,9 @@ mod tests {
         c.gc_free_blocks = 0;
         assert_eq!(c.geometry(1 << 30).unwrap_err().key, "gc_free_blocks");
         c.gc_free_blocks = 1;
-        c.streams = StreamMode::MultiStream { max_streams: 0 };
-        assert_eq!(c.geometry(1 << 30).unwrap_err().key, "streams.max_streams");
+        c.streams = StreamMode::MultiStream;
+        c.max_streams = 0;
+        assert_eq!(c.geometry(1 << 30).unwrap_err().key, "max_streams");
     }
 
     #[test]

@@ -3,27 +3,33 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// How host writes are grouped into open erase blocks.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// How host writes are grouped into open erase blocks (`burst_buffer.ftl.placement`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StreamMode {
     /// All writers share one write frontier (one open block); data of different lifetimes mix.
+    #[default]
     Legacy,
     /// One stream (own open block) per stream key (a user or job id chosen by the caller), up to
-    /// `max_streams`; further keys share streams by `key % max_streams`. Garbage-collection
-    /// copies stay in the stream of the block they come from.
-    MultiStream {
-        /// Most streams the device keeps open at once (NVMe devices offer 8–16).
-        max_streams: u32,
-    },
+    /// the FTL's `max_streams`; further keys share streams by `key % max_streams`.
+    /// Garbage-collection copies stay in the stream of the block they come from.
+    MultiStream,
 }
 
 impl StreamMode {
-    /// Open blocks the mode may hold at once.
-    pub fn open_blocks(&self) -> u32 {
+    /// The name as a scenario file spells it (`legacy`, `multi-stream`).
+    pub fn name(self) -> &'static str {
+        match self {
+            StreamMode::Legacy => "legacy",
+            StreamMode::MultiStream => "multi-stream",
+        }
+    }
+
+    /// Open blocks the mode may hold at once, with at most `max_streams` streams.
+    pub fn open_blocks(self, max_streams: u32) -> u32 {
         match self {
             StreamMode::Legacy => 1,
-            StreamMode::MultiStream { max_streams } => (*max_streams).max(1),
+            StreamMode::MultiStream => max_streams.max(1),
         }
     }
 }
@@ -36,9 +42,9 @@ pub(crate) struct StreamMap {
 }
 
 impl StreamMap {
-    pub(crate) fn new(mode: &StreamMode) -> Self {
+    pub(crate) fn new(mode: StreamMode, max_streams: u32) -> Self {
         StreamMap {
-            slots: mode.open_blocks(),
+            slots: mode.open_blocks(max_streams),
             assigned: BTreeMap::new(),
         }
     }
@@ -66,14 +72,14 @@ mod tests {
 
     #[test]
     fn legacy_uses_one_slot_and_multistream_assigns_in_order() {
-        let mut l = StreamMap::new(&StreamMode::Legacy);
+        let mut l = StreamMap::new(StreamMode::Legacy, 16);
         assert_eq!(l.slot(7), 0);
         assert_eq!(l.slot(9), 0);
-        let mut m = StreamMap::new(&StreamMode::MultiStream { max_streams: 2 });
+        let mut m = StreamMap::new(StreamMode::MultiStream, 2);
         assert_eq!(m.slot(70), 0);
         assert_eq!(m.slot(30), 1);
         assert_eq!(m.slot(70), 0);
         assert_eq!(m.slot(5), 1); // overflow: 5 % 2
-        assert_eq!(StreamMode::MultiStream { max_streams: 0 }.open_blocks(), 1);
+        assert_eq!(StreamMode::MultiStream.open_blocks(0), 1);
     }
 }

@@ -174,7 +174,8 @@ pub fn bb_config(
         staging: None,
         full_policy: FullPolicy::Stall,
         drain: DrainConfig {
-            policy: DrainPolicy::Never,
+            policy: DrainPolicy::None,
+            threshold: 0.8,
             bandwidth: 4_000_000_000,
             max_outstanding: 4,
             evict: true,

@@ -1,0 +1,202 @@
+//! The machine a scenario describes: the network (with BB servers and PFS I/O nodes attached
+//! where the placement asks) and the storage configurations, all validated, with errors that
+//! name scenario keys.
+
+use crate::diag::{Diagnostic, SourceMap};
+use crate::lower::network::{compute_network, model_options, net_error};
+use crate::lower::pfs::pfs_config;
+use crate::lower::placement::{bb_servers, pfs_io_nodes, BB_EXTRA, PFS_EXTRA};
+use crate::lower::storage::bb_storage;
+use crate::scenario::{Placement, Scenario};
+use crate::units::{human_bandwidth, human_bytes};
+use bbsim_storage::{BbServerConfig, PfsConfig, SsdConfig};
+use bbsim_topology::network::Network;
+use serde::Serialize;
+
+/// The validated machine.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    /// The network, extra terminals included.
+    pub network: Network,
+    /// Compute nodes (terminals `0..compute_nodes`).
+    pub compute_nodes: u32,
+    /// Terminal ids of the BB servers (empty unless grouped or global).
+    pub bb_terminals: Vec<u32>,
+    /// Terminal ids of the PFS I/O nodes.
+    pub io_terminals: Vec<u32>,
+    /// Configuration of each BB server (grouped, global) or of the node-local storage.
+    pub bb_server: Option<BbServerConfig>,
+    /// Node-local SSD configuration (node-local placement).
+    pub local_ssd: Option<SsdConfig>,
+    /// SSDs per compute node (node-local placement).
+    pub local_ssds: u32,
+    /// The PFS.
+    pub pfs: PfsConfig,
+    /// Placement.
+    pub placement: Placement,
+    /// Routers of the same network without burst-buffer servers (for the cost model).
+    pub base_routers: u32,
+    /// Links of the same network without burst-buffer servers.
+    pub base_links: u64,
+}
+
+/// What `bbsim validate` prints about a machine.
+#[derive(Clone, Debug, Serialize)]
+pub struct MachineSummary {
+    /// Topology description.
+    pub topology: String,
+    /// Routing algorithm.
+    pub routing: String,
+    /// Compute nodes.
+    pub compute_nodes: u32,
+    /// Routers.
+    pub routers: u32,
+    /// Links (router-router and terminal links).
+    pub links: u64,
+    /// Network diameter in router hops.
+    pub diameter: u32,
+    /// Bisection bandwidth, bytes per second.
+    pub bisection_bandwidth: u64,
+    /// Burst-buffer placement.
+    pub placement: String,
+    /// BB servers (node-local: compute nodes with SSDs).
+    pub bb_servers: u32,
+    /// SSDs in the burst buffer, in total.
+    pub bb_ssds: u64,
+    /// Aggregate BB write bandwidth, bytes per second.
+    pub bb_write_bandwidth: u64,
+    /// Aggregate BB read bandwidth, bytes per second.
+    pub bb_read_bandwidth: u64,
+    /// Aggregate BB capacity, bytes.
+    pub bb_capacity: u64,
+    /// PFS I/O nodes.
+    pub pfs_io_nodes: u32,
+    /// Aggregate PFS bandwidth, bytes per second.
+    pub pfs_bandwidth: u64,
+}
+
+impl MachineSummary {
+    /// The human-readable form printed by `bbsim validate`.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        let mut line = |k: &str, v: String| s.push_str(&format!("  {k:<24} {v}\n"));
+        line("topology", self.topology.clone());
+        line("routing", self.routing.clone());
+        line("compute nodes", self.compute_nodes.to_string());
+        line("routers", self.routers.to_string());
+        line("links", self.links.to_string());
+        line("diameter (router hops)", self.diameter.to_string());
+        line(
+            "bisection bandwidth",
+            human_bandwidth(self.bisection_bandwidth as f64),
+        );
+        line("burst-buffer placement", self.placement.clone());
+        line("BB servers", self.bb_servers.to_string());
+        line("BB SSDs", self.bb_ssds.to_string());
+        line(
+            "BB write bandwidth",
+            human_bandwidth(self.bb_write_bandwidth as f64),
+        );
+        line(
+            "BB read bandwidth",
+            human_bandwidth(self.bb_read_bandwidth as f64),
+        );
+        line("BB capacity", human_bytes(self.bb_capacity));
+        line("PFS I/O nodes", self.pfs_io_nodes.to_string());
+        line("PFS bandwidth", human_bandwidth(self.pfs_bandwidth as f64));
+        s
+    }
+}
+
+/// Checks the keys that are not the network's or the storage's but must hold before either is
+/// built: prices, end time, I/O nodes.
+fn check_run_keys(s: &Scenario, map: &SourceMap) -> Result<(), Diagnostic> {
+    if let Some(k) = s.cost.invalid_key() {
+        return Err(map.error_at(&format!("cost.{k}"), "must be a number >= 0"));
+    }
+    if s.simulation.end_time.is_some_and(|d| d.0 == 0) {
+        return Err(map.error_at(
+            "simulation.end_time",
+            "must be > 0 (leave it out to run until every job is done)",
+        ));
+    }
+    if s.pfs.io_nodes == 0 {
+        return Err(map.error_at("pfs.io_nodes", "must be at least 1"));
+    }
+    Ok(())
+}
+
+/// Builds and validates the machine of a scenario.
+pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnostic> {
+    let compute = compute_network(s, map)?;
+    let bb_extra = bb_servers(s, map, &compute.topology)?;
+    check_run_keys(s, map)?;
+    let (io_extra, compute_nodes) = pfs_io_nodes(s, map, &compute)?;
+    let mut cfg = compute;
+    model_options(&s.network, map, &mut cfg)?;
+    // The same network without BB servers, for the cost of what the placement adds. Link
+    // counts only: the full summary would also search the base network's diameter.
+    let mut base_cfg = cfg.clone();
+    base_cfg.extras = vec![io_extra.clone()];
+    let base = Network::build(&base_cfg).map_err(|e| net_error(map, e))?;
+    let base_routers = base.routers();
+    let base_links =
+        base.topology().wiring().router_links() + u64::from(base.topology().terminals());
+    cfg.extras = bb_extra.into_iter().chain([io_extra]).collect();
+    let network = Network::build(&cfg).map_err(|e| net_error(map, e))?;
+    let group = |name: &str| -> Vec<u32> {
+        network
+            .topology()
+            .extra(name)
+            .map(|g| g.collect())
+            .unwrap_or_default()
+    };
+    let bb_terminals = group(BB_EXTRA);
+    let io_terminals = group(PFS_EXTRA);
+    let storage = bb_storage(s, map, bb_terminals.len(), compute_nodes)?;
+    let pfs = pfs_config(s, map)?;
+    Ok(Machine {
+        network,
+        compute_nodes,
+        bb_terminals,
+        io_terminals,
+        bb_server: storage.server,
+        local_ssd: storage.local_ssd,
+        local_ssds: s.burst_buffer.ssds_per_server,
+        pfs,
+        placement: s.burst_buffer.placement,
+        base_routers,
+        base_links,
+    })
+}
+
+impl Machine {
+    /// The summary printed by `bbsim validate` and written into `summary.json`.
+    pub fn summary(&self) -> MachineSummary {
+        let topo = self.network.topology();
+        let m = topo.summary();
+        let (servers, ssds_each, ssd) = match (&self.bb_server, &self.local_ssd) {
+            (Some(b), _) => (self.bb_terminals.len() as u32, b.ssds, Some(&b.ssd)),
+            (None, Some(l)) => (self.compute_nodes, self.local_ssds, Some(l)),
+            _ => (0, 0, None),
+        };
+        let ssds = u64::from(servers) * u64::from(ssds_each);
+        MachineSummary {
+            topology: self.network.config().topology.describe(),
+            routing: self.network.config().routing.name().to_string(),
+            compute_nodes: self.compute_nodes,
+            routers: m.routers,
+            links: m.router_links + m.terminal_links,
+            diameter: m.diameter,
+            bisection_bandwidth: m.bisection_bandwidth.round() as u64,
+            placement: self.placement.name().to_string(),
+            bb_servers: servers,
+            bb_ssds: ssds,
+            bb_write_bandwidth: ssd.map_or(0, |d| d.write_bandwidth.saturating_mul(ssds)),
+            bb_read_bandwidth: ssd.map_or(0, |d| d.read_bandwidth.saturating_mul(ssds)),
+            bb_capacity: ssd.map_or(0, |d| d.capacity.saturating_mul(ssds)),
+            pfs_io_nodes: self.io_terminals.len() as u32,
+            pfs_bandwidth: self.pfs.aggregate_bandwidth,
+        }
+    }
+}

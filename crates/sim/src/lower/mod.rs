@@ -1,0 +1,49 @@
+//! Lowering: the one place that knows both vocabularies, the scenario file's and the model
+//! crates'. It checks every key and turns a [`Scenario`](crate::scenario::Scenario) into a
+//! validated design (network, storage, placement, PFS, workload) without building any LP.
+//!
+//! - [`network`]: topology, routing, links, packets and buffers;
+//! - [`placement`]: where BB servers and PFS I/O nodes attach;
+//! - [`storage`]: SSDs, FTL, BB servers, drain;
+//! - [`pfs`]: the parallel file system;
+//! - [`machine`]: all of the above as one [`machine::Machine`];
+//! - [`allocation`]: where every job runs and where its data goes.
+
+pub mod allocation;
+pub mod machine;
+pub mod network;
+pub mod pfs;
+pub mod placement;
+pub mod storage;
+
+use crate::diag::{Diagnostic, SourceMap};
+use crate::scenario::Scenario;
+use allocation::{job_layout, JobLayout};
+use bbsim_workload::Workload;
+use machine::{build_machine, Machine};
+use std::path::Path;
+use std::sync::Arc;
+
+/// A validated design: the machine, the workload and where the workload runs. Everything a
+/// run needs, checked; building its LPs cannot fail on user input.
+#[derive(Clone, Debug)]
+pub struct Design {
+    /// The machine.
+    pub machine: Machine,
+    /// The workload.
+    pub workload: Arc<Workload>,
+    /// Where every job runs and where its data goes.
+    pub jobs: JobLayout,
+}
+
+/// Lowers a scenario, checking every key; relative trace paths are resolved against `base`.
+pub fn lower(s: &Scenario, map: &SourceMap, base: &Path) -> Result<Design, Diagnostic> {
+    let machine = build_machine(s, map)?;
+    let workload = Arc::new(crate::jobs::build_workload(s, map, base)?);
+    let jobs = job_layout(s, map, &machine, &workload)?;
+    Ok(Design {
+        machine,
+        workload,
+        jobs,
+    })
+}

@@ -1,0 +1,369 @@
+//! The network a scenario describes: topology and its shape, routing, links, packets, router
+//! buffers and the network model's options, as a [`NetworkConfig`] of the topology crate.
+//!
+//! Adding a topology: give it a config in `bbsim-topology`, a [`TopologyKind`] variant in the
+//! schema, and one arm in [`topology`] here.
+
+use crate::diag::{Diagnostic, SourceMap};
+use crate::scenario::{NetworkSection, Scenario, TopologyKind};
+use crate::units::format_bytes;
+use bbsim_topology::aries::AriesConfig;
+use bbsim_topology::dragonfly::DragonflyConfig;
+use bbsim_topology::fattree::FatTreeConfig;
+use bbsim_topology::link::LinkParams;
+use bbsim_topology::network::{NetworkConfig, MAX_PACKET_SIZE};
+use bbsim_topology::routing::Routing;
+use bbsim_topology::topology::TopologyConfig;
+use bbsim_topology::torus::TorusConfig;
+use bbsim_topology::{NetError, NetModel};
+
+/// The link classes of a network: terminal (NIC) links, local and global router links.
+struct Links {
+    terminal: LinkParams,
+    local: LinkParams,
+    global: LinkParams,
+}
+
+/// Checks the bandwidths and the latency of `[network]` and makes the three link classes
+/// (bandwidth in bytes/s, latency in ps; unset classes take `link_bandwidth`).
+fn links(n: &NetworkSection, map: &SourceMap) -> Result<Links, Diagnostic> {
+    let latency = n.link_latency.0;
+    if latency == 0 {
+        return Err(map.error_at(
+            "network.link_latency",
+            "must be > 0 (it is the lookahead of the parallel engine)",
+        ));
+    }
+    for (k, v) in [
+        ("network.link_bandwidth", Some(n.link_bandwidth.0)),
+        (
+            "network.terminal_bandwidth",
+            n.terminal_bandwidth.map(|b| b.0),
+        ),
+        ("network.local_bandwidth", n.local_bandwidth.map(|b| b.0)),
+        ("network.global_bandwidth", n.global_bandwidth.map(|b| b.0)),
+    ] {
+        if v == Some(0) {
+            return Err(map.error_at(k, "must be > 0"));
+        }
+    }
+    let link = |bandwidth: u64| LinkParams { bandwidth, latency };
+    Ok(Links {
+        terminal: link(n.terminal_bandwidth.unwrap_or(n.link_bandwidth).0),
+        local: link(n.local_bandwidth.unwrap_or(n.link_bandwidth).0),
+        global: link(n.global_bandwidth.unwrap_or(n.link_bandwidth).0),
+    })
+}
+
+/// A shape key the topology needs.
+fn need(map: &SourceMap, v: Option<u32>, key: &str, topo: &str) -> Result<u32, Diagnostic> {
+    v.ok_or_else(|| {
+        map.error_at(
+            &format!("network.{key}"),
+            format!("topology = \"{topo}\" needs `{key}`"),
+        )
+    })
+}
+
+/// Refuses shape keys of other topologies.
+fn not_for(map: &SourceMap, keys: &[(&str, bool)], topo: &str) -> Result<(), Diagnostic> {
+    for (k, present) in keys {
+        if *present {
+            return Err(map.error_at(
+                &format!("network.{k}"),
+                format!("`{k}` does not apply to topology = \"{topo}\""),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The topology of `[network]`, its shape keys checked.
+fn topology(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyConfig, Diagnostic> {
+    match n.topology {
+        TopologyKind::FatTree => fat_tree(n, map, l),
+        TopologyKind::Dragonfly => dragonfly(n, map, l),
+        TopologyKind::Aries => aries(n, map, l),
+        TopologyKind::Torus => torus(n, map, l),
+    }
+}
+
+/// A 2- or 3-level fat-tree (`radix`, `levels`, `taper`, `nodes`).
+fn fat_tree(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyConfig, Diagnostic> {
+    not_for(
+        map,
+        &[
+            ("routers_per_group", n.routers_per_group.is_some()),
+            (
+                "global_links_per_router",
+                n.global_links_per_router.is_some(),
+            ),
+            ("rows", n.rows.is_some()),
+            ("columns", n.columns.is_some()),
+            ("dims", n.dims.is_some()),
+            ("groups", n.groups.is_some()),
+            ("terminals_per_router", n.terminals_per_router.is_some()),
+        ],
+        "fat-tree",
+    )?;
+    let levels = n.levels.unwrap_or(3);
+    let radix = need(map, n.radix, "radix", "fat-tree")?;
+    let full = if levels == 2 {
+        u64::from(radix) * u64::from(radix) / 2
+    } else {
+        u64::from(radix).pow(3) / 4
+    };
+    let nodes = n.nodes.unwrap_or(u32::try_from(full).unwrap_or(u32::MAX));
+    Ok(TopologyConfig::FatTree(FatTreeConfig {
+        levels: u8::try_from(levels).unwrap_or(u8::MAX),
+        radix,
+        terminals: nodes,
+        taper: n.taper.unwrap_or(1),
+        terminal: l.terminal,
+        link: l.local,
+    }))
+}
+
+/// A canonical dragonfly (`routers_per_group` a, `terminals_per_router` p,
+/// `global_links_per_router` h, `groups` g).
+fn dragonfly(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyConfig, Diagnostic> {
+    not_for(
+        map,
+        &[
+            ("levels", n.levels.is_some()),
+            ("radix", n.radix.is_some()),
+            ("taper", n.taper.is_some()),
+            ("rows", n.rows.is_some()),
+            ("columns", n.columns.is_some()),
+            ("dims", n.dims.is_some()),
+        ],
+        "dragonfly",
+    )?;
+    Ok(TopologyConfig::Dragonfly(DragonflyConfig {
+        a: need(map, n.routers_per_group, "routers_per_group", "dragonfly")?,
+        p: need(
+            map,
+            n.terminals_per_router,
+            "terminals_per_router",
+            "dragonfly",
+        )?,
+        h: need(
+            map,
+            n.global_links_per_router,
+            "global_links_per_router",
+            "dragonfly",
+        )?,
+        g: need(map, n.groups, "groups", "dragonfly")?,
+        terminals: n.nodes,
+        terminal: l.terminal,
+        local: l.local,
+        global: l.global,
+    }))
+}
+
+/// A Cray Cascade/Aries dragonfly (`rows` x `columns` routers per group).
+fn aries(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyConfig, Diagnostic> {
+    not_for(
+        map,
+        &[
+            ("levels", n.levels.is_some()),
+            ("radix", n.radix.is_some()),
+            ("taper", n.taper.is_some()),
+            ("routers_per_group", n.routers_per_group.is_some()),
+            ("dims", n.dims.is_some()),
+        ],
+        "aries",
+    )?;
+    Ok(TopologyConfig::Aries(AriesConfig {
+        rows: need(map, n.rows, "rows", "aries")?,
+        cols: need(map, n.columns, "columns", "aries")?,
+        terminals_per_router: n.terminals_per_router.unwrap_or(4),
+        h: need(
+            map,
+            n.global_links_per_router,
+            "global_links_per_router",
+            "aries",
+        )?,
+        groups: need(map, n.groups, "groups", "aries")?,
+        terminals: n.nodes,
+        terminal: l.terminal,
+        local: l.local,
+        global: l.global,
+    }))
+}
+
+/// An n-dimensional torus (`dims`).
+fn torus(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyConfig, Diagnostic> {
+    not_for(
+        map,
+        &[
+            ("levels", n.levels.is_some()),
+            ("radix", n.radix.is_some()),
+            ("taper", n.taper.is_some()),
+            ("routers_per_group", n.routers_per_group.is_some()),
+            (
+                "global_links_per_router",
+                n.global_links_per_router.is_some(),
+            ),
+            ("rows", n.rows.is_some()),
+            ("columns", n.columns.is_some()),
+            ("groups", n.groups.is_some()),
+        ],
+        "torus",
+    )?;
+    let dims = n.dims.clone().ok_or_else(|| {
+        map.error_at(
+            "network.dims",
+            "topology = \"torus\" needs `dims`, e.g. [8, 8, 8]",
+        )
+    })?;
+    Ok(TopologyConfig::Torus(TorusConfig {
+        dims,
+        terminals_per_router: n.terminals_per_router.unwrap_or(1),
+        terminals: n.nodes,
+        terminal: l.terminal,
+        link: l.local,
+    }))
+}
+
+/// The routing algorithm: the scenario's, or the topology's default (adaptive up-ports on a
+/// fat-tree, UGAL on dragonflies, dimension order on a torus). `adaptive` on a dragonfly is
+/// UGAL.
+pub fn routing(n: &NetworkSection) -> Routing {
+    match (n.topology, n.routing) {
+        (TopologyKind::FatTree, None) => Routing::Adaptive,
+        (TopologyKind::Dragonfly | TopologyKind::Aries, None) => Routing::Ugal,
+        (TopologyKind::Torus, None) => Routing::DimensionOrder,
+        (TopologyKind::Dragonfly | TopologyKind::Aries, Some(Routing::Adaptive)) => Routing::Ugal,
+        (_, Some(r)) => r,
+    }
+}
+
+/// The packet size (bytes) and the virtual-channel buffer in packets, checked against each
+/// other: a buffer holds at least one packet.
+fn packets(s: &Scenario, map: &SourceMap) -> Result<(u32, u32), Diagnostic> {
+    let packet = s.simulation.packet_size.0;
+    if packet == 0 || packet > u64::from(MAX_PACKET_SIZE) {
+        return Err(map.error_at(
+            "simulation.packet_size",
+            format!(
+                "must be between 1B and 64MiB (67108864B), got {}",
+                format_bytes(packet)
+            ),
+        ));
+    }
+    let packet = packet as u32;
+    let vc_buffer = s.network.effective_vc_buffer(u64::from(packet));
+    let buffer_packets = u32::try_from(vc_buffer.0.div_ceil(u64::from(packet)).max(1))
+        .map_err(|_| map.error_at("network.vc_buffer", "is too large"))?;
+    if vc_buffer.0 < u64::from(packet) {
+        return Err(map.error_at(
+            "network.vc_buffer",
+            format!(
+                "must hold at least one packet ({}), got {}",
+                format_bytes(u64::from(packet)),
+                format_bytes(vc_buffer.0)
+            ),
+        ));
+    }
+    Ok((packet, buffer_packets))
+}
+
+/// The compute network of a scenario, without extra terminals: topology, routing, packets and
+/// buffers. Checks every key it reads.
+pub fn compute_network(s: &Scenario, map: &SourceMap) -> Result<NetworkConfig, Diagnostic> {
+    let n = &s.network;
+    let links = links(n, map)?;
+    let topology = topology(n, map, &links)?;
+    let (packet, buffer_packets) = packets(s, map)?;
+    let mut cfg = NetworkConfig::new(topology, routing(n));
+    cfg.packet_size = packet;
+    cfg.buffer_packets = buffer_packets;
+    Ok(cfg)
+}
+
+/// Sets the router delay and the network model's options (`model`, `flow_window`,
+/// `flow_jitter`, `bypass_max`) on `cfg`.
+pub fn model_options(
+    n: &NetworkSection,
+    map: &SourceMap,
+    cfg: &mut NetworkConfig,
+) -> Result<(), Diagnostic> {
+    cfg.router_delay = n.router_delay.0;
+    cfg.model = n.model;
+    let flow_only = |key: &str| {
+        map.error_at(
+            key,
+            "applies to the flow model only (set network.model = \"flow\" or remove it)",
+        )
+    };
+    if let Some(w) = n.flow_window {
+        if n.model != NetModel::Flow {
+            return Err(flow_only("network.flow_window"));
+        }
+        if !(1..=bbsim_topology::MAX_FLOW_WINDOW).contains(&w) {
+            return Err(map.error_at(
+                "network.flow_window",
+                "must be 1 to 64 packets per terminal",
+            ));
+        }
+        cfg.flow_window = w;
+    }
+    if let Some(j) = n.flow_jitter {
+        if n.model != NetModel::Flow {
+            return Err(flow_only("network.flow_jitter"));
+        }
+        let max = f64::from(bbsim_topology::MAX_FLOW_JITTER_PPM) / 1e6;
+        if !(j.is_finite() && (0.0..=max).contains(&j)) {
+            return Err(map.error_at(
+                "network.flow_jitter",
+                format!("must be a fraction from 0 to {max} of a flow's share, got {j}"),
+            ));
+        }
+        cfg.flow_jitter_ppm = (j * 1e6).round() as u32;
+    }
+    cfg.bypass_max = match n.bypass_max {
+        Some(b) => Some(
+            u32::try_from(b.0)
+                .ok()
+                .filter(|&v| v <= MAX_PACKET_SIZE)
+                .ok_or_else(|| map.error_at("network.bypass_max", "must be at most 64MiB"))?,
+        ),
+        None => None,
+    };
+    Ok(())
+}
+
+/// Maps a topology-crate parameter name to the scenario key that sets it.
+fn scenario_key(param: &str) -> String {
+    let last = param.rsplit('.').next().unwrap_or(param);
+    let key = match last {
+        "radix" | "levels" | "taper" | "rows" | "dims" | "groups" | "routing" | "vcs" => last,
+        "terminals" => "nodes",
+        "a" => "routers_per_group",
+        "p" | "terminals_per_router" => "terminals_per_router",
+        "h" => "global_links_per_router",
+        "g" => "groups",
+        "cols" => "columns",
+        "packet_size" => return "simulation.packet_size".into(),
+        "buffer_packets" => return "network.vc_buffer".into(),
+        _ => {
+            if param.contains("bb") {
+                return "burst_buffer.placement".into();
+            }
+            if param.contains("pfs") {
+                return "pfs.io_nodes".into();
+            }
+            return "network".into();
+        }
+    };
+    format!("network.{key}")
+}
+
+/// A topology-crate error as a diagnostic on the scenario key that caused it.
+pub fn net_error(map: &SourceMap, e: NetError) -> Diagnostic {
+    match &e {
+        NetError::Invalid { param, .. } => map.error_at(&scenario_key(param), e.to_string()),
+        _ => map.error_at("network", e.to_string()),
+    }
+}

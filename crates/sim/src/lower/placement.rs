@@ -1,0 +1,155 @@
+//! Where the burst buffer and the PFS I/O nodes attach to the network: the extra terminals of
+//! each placement.
+//!
+//! Adding a placement: a [`Placement`] variant in `bbsim-storage` (its name as the scenario
+//! spells it), its keys in `scenario/`, and one arm in [`bb_servers`] here (plus, if its
+//! servers are not network terminals, the storage lowering in `lower/storage.rs`).
+
+use crate::diag::{Diagnostic, SourceMap};
+use crate::lower::network::net_error;
+use crate::scenario::{Placement, Scenario, TopologyKind};
+use bbsim_topology::attach::{ExtraTerminals, Placement as Attach};
+use bbsim_topology::network::{Network, NetworkConfig};
+use bbsim_topology::topology::TopologyConfig;
+
+/// Name of the BB-server extra terminals.
+pub const BB_EXTRA: &str = "bb";
+/// Name of the PFS I/O-node extra terminals.
+pub const PFS_EXTRA: &str = "pfs";
+
+/// The BB servers as extra terminals of the network (grouped: one per `routers_per_server`
+/// routers; global: `servers` on dedicated routers of `servers_per_router`), or `None` when
+/// the placement has no servers on the network. Refuses server keys of other placements.
+pub fn bb_servers(
+    s: &Scenario,
+    map: &SourceMap,
+    topology: &TopologyConfig,
+) -> Result<Option<ExtraTerminals>, Diagnostic> {
+    let bb = &s.burst_buffer;
+    match bb.placement {
+        Placement::Grouped => grouped(s, map).map(Some),
+        Placement::Global => global(s, map, topology).map(Some),
+        // `none` is the PFS-only baseline of any scenario: its server keys are ignored.
+        Placement::None => Ok(None),
+        Placement::NodeLocal => {
+            for (k, present) in [
+                ("servers", bb.servers.is_some()),
+                ("servers_per_router", bb.servers_per_router.is_some()),
+                ("routers_per_server", bb.routers_per_server.is_some()),
+            ] {
+                if present {
+                    return Err(map.error_at(
+                        &format!("burst_buffer.{k}"),
+                        "applies only to placement = \"grouped\" or \"global\"",
+                    ));
+                }
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// Grouped servers: one under every `routers_per_server` routers (default 1; 2 on
+/// dragonflies).
+fn grouped(s: &Scenario, map: &SourceMap) -> Result<ExtraTerminals, Diagnostic> {
+    let bb = &s.burst_buffer;
+    if bb.servers.is_some() || bb.servers_per_router.is_some() {
+        return Err(map.error_at(
+            if bb.servers.is_some() { "burst_buffer.servers" } else { "burst_buffer.servers_per_router" },
+            "placement = \"grouped\" places one server per `routers_per_server` routers; `servers` and `servers_per_router` apply to placement = \"global\"",
+        ));
+    }
+    let every = bb.routers_per_server.unwrap_or(match s.network.topology {
+        TopologyKind::Dragonfly | TopologyKind::Aries => 2,
+        _ => 1,
+    });
+    if every == 0 {
+        return Err(map.error_at("burst_buffer.routers_per_server", "must be at least 1"));
+    }
+    Ok(ExtraTerminals {
+        name: BB_EXTRA.into(),
+        placement: Attach::PerRouter { every, count: 1 },
+        link: None,
+    })
+}
+
+/// Global servers: `servers` on dedicated routers, `servers_per_router` each (default: half
+/// a fat-tree switch's ports, a dragonfly router's terminal ports, or 1).
+fn global(
+    s: &Scenario,
+    map: &SourceMap,
+    topology: &TopologyConfig,
+) -> Result<ExtraTerminals, Diagnostic> {
+    let bb = &s.burst_buffer;
+    let n = &s.network;
+    if bb.routers_per_server.is_some() {
+        return Err(map.error_at(
+            "burst_buffer.routers_per_server",
+            "applies to placement = \"grouped\"; use `servers` and `servers_per_router` for global",
+        ));
+    }
+    let servers = bb.servers.ok_or_else(|| {
+        map.error_at(
+            "burst_buffer.servers",
+            "placement = \"global\" needs `servers` (the number of BB servers)",
+        )
+    })?;
+    let per = bb
+        .servers_per_router
+        .unwrap_or(match (topology, n.topology) {
+            (TopologyConfig::FatTree(c), _) => (c.radix / 2).max(1),
+            (_, TopologyKind::Dragonfly | TopologyKind::Aries) => {
+                n.terminals_per_router.unwrap_or(4)
+            }
+            _ => 1,
+        });
+    if servers == 0 || per == 0 {
+        return Err(map.error_at("burst_buffer.servers", "must be at least 1"));
+    }
+    if servers % per != 0 {
+        return Err(map.error_at(
+            "burst_buffer.servers",
+            format!("{servers} servers do not fill whole dedicated routers of {per} servers each (servers_per_router)"),
+        ));
+    }
+    Ok(ExtraTerminals {
+        name: BB_EXTRA.into(),
+        placement: Attach::Dedicated {
+            routers: servers / per,
+            per_router: per,
+        },
+        link: None,
+    })
+}
+
+/// The PFS I/O nodes (`pfs.io_nodes`), spread evenly over the routers that host compute nodes
+/// of the compute network `compute`. Also returns the number of compute nodes.
+pub fn pfs_io_nodes(
+    s: &Scenario,
+    map: &SourceMap,
+    compute: &NetworkConfig,
+) -> Result<(ExtraTerminals, u32), Diagnostic> {
+    let io_nodes = s.pfs.io_nodes;
+    let probe = Network::build(compute).map_err(|e| net_error(map, e))?;
+    let topo = probe.topology();
+    let mut hosts: Vec<u32> = topo
+        .compute_terminals()
+        .filter_map(|t| topo.router_of(t))
+        .collect();
+    hosts.dedup();
+    if hosts.is_empty() {
+        return Err(map.error_at("network", "the topology has no routers with compute nodes"));
+    }
+    let routers: Vec<u32> = (0..io_nodes as usize)
+        .map(|i| hosts[i * hosts.len() / io_nodes as usize])
+        .collect();
+    let extra = ExtraTerminals {
+        name: PFS_EXTRA.into(),
+        placement: Attach::Routers {
+            routers,
+            per_router: 1,
+        },
+        link: None,
+    };
+    Ok((extra, probe.terminals()))
+}

@@ -1,0 +1,132 @@
+//! `[network]`: topology and its shape, routing, links, routers and the network model.
+
+use super::*;
+
+/// Network topology families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopologyKind {
+    /// 2- or 3-level fat-tree, optionally tapered.
+    FatTree,
+    /// Canonical 1-D dragonfly (Kim et al.).
+    Dragonfly,
+    /// Cray Cascade/Aries dragonfly (rows x columns groups).
+    Aries,
+    /// n-dimensional torus.
+    Torus,
+}
+
+/// `[network]`: topology, its shape, routing, links and routers.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSection {
+    /// Topology family.
+    pub topology: TopologyKind,
+    /// Routing; default: adaptive (fat-tree), ugal (dragonflies), dimension-order (torus).
+    #[serde(default)]
+    pub routing: Option<Routing>,
+    /// Compute nodes (fat-tree: default the full tree; others: every terminal slot).
+    #[serde(default)]
+    pub nodes: Option<u32>,
+    /// Fat-tree levels (2 or 3).
+    #[serde(default)]
+    pub levels: Option<u32>,
+    /// Fat-tree switch radix (ports per switch).
+    #[serde(default)]
+    pub radix: Option<u32>,
+    /// Fat-tree edge switches (default: as many as the full tree has).
+    #[serde(default)]
+    pub edge_switches: Option<u32>,
+    /// Fat-tree tapering: edge down-links per up-link (1 = full bisection, 2 = 2:1).
+    #[serde(default)]
+    pub taper: Option<u32>,
+    /// Dragonfly: routers per group (a).
+    #[serde(default)]
+    pub routers_per_group: Option<u32>,
+    /// Dragonfly and Aries: terminals per router (p).
+    #[serde(default)]
+    pub terminals_per_router: Option<u32>,
+    /// Dragonfly: global links per router (h).
+    #[serde(default)]
+    pub global_links_per_router: Option<u32>,
+    /// Dragonfly and Aries: number of groups (g).
+    #[serde(default)]
+    pub groups: Option<u32>,
+    /// Aries: router rows per group.
+    #[serde(default)]
+    pub rows: Option<u32>,
+    /// Aries: router columns per group.
+    #[serde(default)]
+    pub columns: Option<u32>,
+    /// Torus: routers along each dimension.
+    #[serde(default)]
+    pub dims: Option<Vec<u32>>,
+    /// Bandwidth of router-to-router links (fat-tree, torus) and of local channels
+    /// (dragonflies) unless `local_bandwidth` is given.
+    #[serde(default = "default_link_bw")]
+    pub link_bandwidth: Bandwidth,
+    /// Terminal (NIC) link bandwidth; default `link_bandwidth`.
+    #[serde(default)]
+    pub terminal_bandwidth: Option<Bandwidth>,
+    /// Dragonfly local (intra-group) channel bandwidth; default `link_bandwidth`.
+    #[serde(default)]
+    pub local_bandwidth: Option<Bandwidth>,
+    /// Dragonfly global (inter-group) channel bandwidth; default `link_bandwidth`.
+    #[serde(default)]
+    pub global_bandwidth: Option<Bandwidth>,
+    /// Link propagation latency.
+    #[serde(default = "default_link_latency")]
+    pub link_latency: Duration,
+    /// Router traversal delay.
+    #[serde(default = "default_router_delay")]
+    pub router_delay: Duration,
+    /// Input buffer per port and virtual channel (default: 64 KiB or two packets, whichever
+    /// is larger).
+    #[serde(default)]
+    pub vc_buffer: Option<Bytes>,
+    /// Messages of at most this size (wire bytes: data plus the 64 B storage header) skip the
+    /// packet model and arrive after the zero-load latency of their minimal route, without
+    /// occupying links or buffers: "64B" bypasses write acknowledgements and read requests.
+    /// Default: none (every message travels as packets).
+    #[serde(default)]
+    pub bypass_max: Option<Bytes>,
+    /// How messages cross the network: `"packet"` (default: router LPs with buffers and
+    /// credits), `"path"` (one fabric LP reserves each link of a packet's route first come,
+    /// first served; no buffers or back-pressure; a third of the events for bulk transfers) or
+    /// `"flow"` (one fabric LP moves each packet as a flow at the bottleneck share of its
+    /// route's bandwidth, a terminal's packets one at a time; two events per packet, for
+    /// whole-message packets).
+    #[serde(default)]
+    pub model: bbsim_topology::NetModel,
+    /// Flow model only (`model = "flow"`): packets a terminal may have moving at once,
+    /// sharing its injection link, 1 to 64 (default 1: one at a time). A window above 1 lets
+    /// a NIC move on to its next packet while one is held up behind a congested link, as the
+    /// packet model's router buffers do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_window: Option<u16>,
+    /// Flow model only: the most a flow that shares its bottleneck link falls short of its
+    /// exact share, as a fraction of it (0 to 0.01; each flow draws its own at its start
+    /// from the run's random stream). Exact equal shares keep alike ranks in lockstep, which
+    /// the packet model's packet-by-packet arbitration does not (docs/network.md §2c).
+    /// Default: none (exact shares).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_jitter: Option<f64>,
+}
+
+impl NetworkSection {
+    /// `vc_buffer`, or its default for packets of `packet` bytes: 64 KiB or two packets,
+    /// whichever is larger.
+    pub fn effective_vc_buffer(&self, packet: u64) -> Bytes {
+        self.vc_buffer.unwrap_or(Bytes((64 * 1024).max(2 * packet)))
+    }
+}
+
+fn default_link_bw() -> Bandwidth {
+    Bandwidth(12_500_000_000)
+}
+fn default_link_latency() -> Duration {
+    Duration(50_000)
+}
+fn default_router_delay() -> Duration {
+    Duration(90_000)
+}

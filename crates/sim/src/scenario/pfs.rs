@@ -1,0 +1,56 @@
+//! `[pfs]`: the parallel file system behind the I/O nodes.
+
+use super::*;
+
+/// `[pfs]`: the parallel file system behind I/O nodes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfsSection {
+    /// I/O (router/LNet) nodes on the network forwarding to the storage servers.
+    #[serde(default = "default_io_nodes")]
+    pub io_nodes: u32,
+    /// Storage servers (OSSs).
+    #[serde(default = "default_pfs_servers")]
+    pub servers: u32,
+    /// Bandwidth of each storage server.
+    #[serde(default = "default_pfs_server_bw")]
+    pub server_bandwidth: Bandwidth,
+    /// Cap on the aggregate bandwidth (default: servers x server_bandwidth).
+    #[serde(default)]
+    pub aggregate_bandwidth: Option<Bandwidth>,
+    /// Per-request latency.
+    #[serde(default = "default_pfs_latency")]
+    pub latency: Duration,
+    /// Stripe unit on the PFS.
+    #[serde(default = "default_pfs_stripe")]
+    pub stripe_size: Bytes,
+}
+
+fn default_io_nodes() -> u32 {
+    4
+}
+fn default_pfs_servers() -> u32 {
+    8
+}
+fn default_pfs_server_bw() -> Bandwidth {
+    Bandwidth(5_000_000_000)
+}
+fn default_pfs_latency() -> Duration {
+    Duration(100_000_000)
+}
+fn default_pfs_stripe() -> Bytes {
+    Bytes(1 << 20)
+}
+
+impl Default for PfsSection {
+    fn default() -> Self {
+        PfsSection {
+            io_nodes: default_io_nodes(),
+            servers: default_pfs_servers(),
+            server_bandwidth: default_pfs_server_bw(),
+            aggregate_bandwidth: None,
+            latency: default_pfs_latency(),
+            stripe_size: default_pfs_stripe(),
+        }
+    }
+}

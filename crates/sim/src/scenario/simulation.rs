@@ -1,0 +1,44 @@
+//! `[simulation]`: seed, threads, end time, packets, transfer trains.
+
+use super::*;
+
+/// `[simulation]`: seed, threads, end time, packet size.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSection {
+    /// Seed of every random stream (allocation, routing ties, application jitter).
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// Worker threads (results are identical for any value).
+    #[serde(default = "one_usize")]
+    pub threads: usize,
+    /// Stop the simulation at this simulated time; by default it runs until every job is done.
+    #[serde(default)]
+    pub end_time: Option<Duration>,
+    /// Network packet size (messages are split into packets of this size).
+    #[serde(default = "default_packet")]
+    pub packet_size: Bytes,
+    /// Transfer trains: at most this many consecutive reads or writes of one rank (same file,
+    /// same size, back to back offsets, within one stripe of a BB layout, or to the node-local
+    /// SSD) are simulated as one network message and one serial device request, each operation
+    /// still charged its own overheads; 1 (the default) simulates every operation on its own.
+    /// A coarser model for speed: docs/architecture.md, "Transfer trains".
+    #[serde(default = "one_u32")]
+    pub train_ops: u32,
+}
+
+fn default_packet() -> Bytes {
+    Bytes(4096)
+}
+
+impl Default for SimulationSection {
+    fn default() -> Self {
+        SimulationSection {
+            seed: 1,
+            threads: 1,
+            end_time: None,
+            packet_size: default_packet(),
+            train_ops: 1,
+        }
+    }
+}
