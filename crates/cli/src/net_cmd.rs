@@ -3,8 +3,9 @@
 use crate::run_cmd::scenario_path;
 use bbsim_sim::diag::load;
 use bbsim_sim::lower::machine::build_machine;
+use bbsim_sim::lower::traffic::traffic_config;
 use bbsim_sim::scenario::Scenario;
-use bbsim_topology::traffic::{run_traffic, Pattern, TrafficConfig};
+use bbsim_topology::traffic::run_traffic;
 use std::path::PathBuf;
 
 /// Arguments of `bbsim net`.
@@ -30,43 +31,8 @@ pub fn run(a: &NetArgs) -> Result<(), String> {
     }
     let (path, _) = scenario_path(&a.scenario)?;
     let (s, map): (Scenario, _) = load(&path, &a.set).map_err(|d| d.to_string())?;
-    let t = s.traffic.clone().ok_or_else(|| {
-        map.error_at(
-            "traffic",
-            "`bbsim net` needs a [traffic] section (pattern, message_size, interval, end)",
-        )
-        .to_string()
-    })?;
     let machine = build_machine(&s, &map).map_err(|d| d.to_string())?;
-    let mut network = machine.network.config().clone();
-    network.extras.clear();
-    if t.message_size.0 == 0 {
-        return Err(map
-            .error_at("traffic.message_size", "must be > 0")
-            .to_string());
-    }
-    if t.pattern == Pattern::HotSpot && t.hot_spot >= machine.compute_nodes {
-        return Err(map
-            .error_at(
-                "traffic.hot_spot",
-                format!(
-                    "node {} does not exist (the machine has {} compute nodes)",
-                    t.hot_spot, machine.compute_nodes
-                ),
-            )
-            .to_string());
-    }
-    let cfg = TrafficConfig {
-        network,
-        pattern: t.pattern,
-        hot_spot: t.hot_spot,
-        message_bytes: t.message_size.0,
-        interval: t.interval.0,
-        messages_per_node: t.messages_per_node,
-        end: t.end.0,
-        seed: s.simulation.seed,
-        drain: true,
-    };
+    let cfg = traffic_config(&s, &map, &machine).map_err(|d| d.to_string())?;
     let report = run_traffic(&cfg, a.threads)
         .map_err(|e| map.error_at("traffic", e.to_string()).to_string())?;
     if a.json {

@@ -67,8 +67,13 @@ impl fmt::Display for TopologySummary {
 /// - torus: `2 * N / k * B` for the largest dimension `k` (two cut planes because of the
 ///   wrap-around links).
 pub fn bisection_bandwidth(topo: &Topology) -> f64 {
-    match (topo.shape(), topo.config()) {
-        (Shape::FatTree(s), TopologyConfig::FatTree(c)) => {
+    // One arm per topology family, so a new family cannot silently report no bisection.
+    let shape = topo.shape();
+    match topo.config() {
+        TopologyConfig::FatTree(c) => {
+            let Shape::FatTree(s) = shape else {
+                unreachable!("a fat-tree configuration builds a fat-tree")
+            };
             let b = c.link.bandwidth as f64;
             let cut = if s.levels == 2 {
                 u64::from(s.up) * u64::from(s.edges / 2)
@@ -79,17 +84,25 @@ pub fn bisection_bandwidth(topo: &Topology) -> f64 {
             };
             cut as f64 * b
         }
-        (Shape::Dragonfly(s), TopologyConfig::Dragonfly(c)) => {
+        TopologyConfig::Dragonfly(c) => {
+            let Shape::Dragonfly(s) = shape else {
+                unreachable!("a dragonfly configuration builds a dragonfly")
+            };
             dragonfly_bisection(s, c.local.bandwidth, c.global.bandwidth)
         }
-        (Shape::Dragonfly(s), TopologyConfig::Aries(c)) => {
+        TopologyConfig::Aries(c) => {
+            let Shape::Dragonfly(s) = shape else {
+                unreachable!("an Aries configuration builds a dragonfly")
+            };
             dragonfly_bisection(s, c.local.bandwidth, c.global.bandwidth)
         }
-        (Shape::Torus(s), TopologyConfig::Torus(c)) => {
+        TopologyConfig::Torus(c) => {
+            let Shape::Torus(s) = shape else {
+                unreachable!("a torus configuration builds a torus")
+            };
             let k = s.dims.iter().copied().max().unwrap_or(1);
             2.0 * f64::from(s.routers / k) * c.link.bandwidth as f64
         }
-        _ => 0.0,
     }
 }
 

@@ -333,6 +333,16 @@ fn nearest_free(free: Vec<u32>, anchors: &[u32], needed: usize) -> Vec<u32> {
     out
 }
 
+/// An allocation error of one job of a workload: which job (its index) and what went wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{error}")]
+pub struct JobAllocError {
+    /// Index of the job in the workload.
+    pub job: usize,
+    /// What went wrong.
+    pub error: AllocError,
+}
+
 /// Allocates every job of `workload` on a machine of `nodes_total` nodes, in job order; nodes
 /// given to a job are busy for the jobs after it (the jobs of a workload run together).
 /// Job `j` draws from the random stream `Rng::derive(seed, j)`. A job with
@@ -342,15 +352,18 @@ pub fn allocate_workload(
     workload: &Workload,
     nodes_total: u32,
     seed: u64,
-) -> Result<Vec<Vec<u32>>, AllocError> {
+) -> Result<Vec<Vec<u32>>, JobAllocError> {
     let mut busy = vec![false; nodes_total as usize];
     let mut owner = vec![usize::MAX; nodes_total as usize];
     let mut out = Vec::with_capacity(workload.jobs.len());
     for (j, job) in workload.jobs.iter().enumerate() {
         let name = format!("{j} (`{}`)", job.name);
         let job_seed = Rng::derive(seed, j as u64).next_u64();
+        let in_job = |error| JobAllocError { job: j, error };
         let anchors = match &job.allocation {
-            AllocationPolicy::NextTo { jobs } => Some(next_to_anchors(&name, jobs, &out)?),
+            AllocationPolicy::NextTo { jobs } => {
+                Some(next_to_anchors(&name, jobs, &out).map_err(in_job)?)
+            }
             _ => None,
         };
         let policy = &job.allocation;
@@ -366,7 +379,8 @@ pub fn allocate_workload(
                     }
                 }
                 e => e,
-            })?;
+            })
+            .map_err(in_job)?;
         for &n in &nodes {
             busy[n as usize] = true;
             owner[n as usize] = j;
@@ -523,7 +537,7 @@ mod tests {
         assert_eq!(lines, vec![vec![0, 1, 2, 3], vec![3, 4]]);
         let mut w = Workload::new(vec![JobSpec::new("a", 8, 2), JobSpec::new("b", 4, 2)]);
         apply_allocation_file(&mut w, text).unwrap();
-        let err = allocate_workload(&w, 10, 0).unwrap_err();
+        let err = allocate_workload(&w, 10, 0).unwrap_err().error;
         assert!(
             err.to_string()
                 .contains("node 3 is already allocated by job 0"),
@@ -609,7 +623,7 @@ mod tests {
         // Itself, a later job and no job at all are not earlier jobs.
         for bad in [2, 3, 7] {
             let w = next_to_workload(&[10], &[20], vec![0, bad], 2);
-            let err = allocate_workload(&w, 40, 1).unwrap_err();
+            let err = allocate_workload(&w, 40, 1).unwrap_err().error;
             assert_eq!(
                 err,
                 AllocError::NotAnEarlierJob {
@@ -621,13 +635,13 @@ mod tests {
         }
         let w = next_to_workload(&[10], &[20], vec![], 2);
         assert!(matches!(
-            allocate_workload(&w, 40, 1),
+            allocate_workload(&w, 40, 1).map_err(|e| e.error),
             Err(AllocError::NextToNothing { .. })
         ));
         // 40 nodes, 2 busy: 38 free.
         let w = next_to_workload(&[10], &[20], vec![0], 39);
         assert!(matches!(
-            allocate_workload(&w, 40, 1),
+            allocate_workload(&w, 40, 1).map_err(|e| e.error),
             Err(AllocError::NotEnoughNodes {
                 needed: 39,
                 free: 38,

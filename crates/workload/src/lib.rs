@@ -20,7 +20,9 @@ pub mod op;
 pub mod rng;
 pub mod workload;
 
-pub use alloc::{allocate, allocate_workload, AllocError, AllocationPolicy, ChunkSizes};
+pub use alloc::{
+    allocate, allocate_workload, AllocError, AllocationPolicy, ChunkSizes, JobAllocError,
+};
 pub use darshan::{inspect, read_log, DarshanError, DarshanLog, LogSummary};
 pub use op::{secs_to_ps, CommId, FileId, Op, PS_PER_MS, PS_PER_SEC, PS_PER_US};
 pub use workload::{

@@ -123,15 +123,8 @@ fn allocate_nodes(
             ),
         ));
     }
-    allocate_workload(workload, machine.compute_nodes, s.simulation.seed).map_err(|e| {
-        let msg = e.to_string();
-        let idx = workload
-            .jobs
-            .iter()
-            .position(|j| msg.contains(&format!("`{}`", j.name)))
-            .unwrap_or(0);
-        map.error_at(&format!("jobs[{idx}].allocation"), msg)
-    })
+    allocate_workload(workload, machine.compute_nodes, s.simulation.seed)
+        .map_err(|e| map.error_at(&format!("jobs[{}].allocation", e.job), e.to_string()))
 }
 
 /// First global file id of each job.

@@ -7,7 +7,8 @@
 //! - [`storage`]: SSDs, FTL, BB servers, drain;
 //! - [`pfs`]: the parallel file system;
 //! - [`machine`]: all of the above as one [`machine::Machine`];
-//! - [`allocation`]: where every job runs and where its data goes.
+//! - [`allocation`]: where every job runs and where its data goes;
+//! - [`traffic`]: synthetic traffic for `bbsim net`.
 
 pub mod allocation;
 pub mod machine;
@@ -15,6 +16,7 @@ pub mod network;
 pub mod pfs;
 pub mod placement;
 pub mod storage;
+pub mod traffic;
 
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::Scenario;
