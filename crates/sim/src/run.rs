@@ -39,15 +39,6 @@ pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Loaded, Diagno
         .network
         .effective_vc_buffer(scenario.simulation.packet_size.0);
     scenario.network.vc_buffer = Some(vc);
-    if scenario.simulation.threads == 0 {
-        return Err(map.error_at("simulation.threads", "must be at least 1"));
-    }
-    if scenario.outputs.phase_gap.get() == 0 {
-        return Err(map.error_at(
-            "outputs.phase_gap",
-            "must be positive (at least 1ps): the idle time that separates two I/O phases of a job",
-        ));
-    }
     let base = path.parent().unwrap_or_else(|| Path::new("."));
     let design = lower(&scenario, &map, base)?;
     Ok(Loaded {

@@ -38,8 +38,23 @@ pub struct Design {
     pub jobs: JobLayout,
 }
 
+/// Checks the run settings that no model reads: threads and the phase gap of the outputs.
+fn check_run_settings(s: &Scenario, map: &SourceMap) -> Result<(), Diagnostic> {
+    if s.simulation.threads == 0 {
+        return Err(map.error_at("simulation.threads", "must be at least 1"));
+    }
+    if s.outputs.phase_gap.get() == 0 {
+        return Err(map.error_at(
+            "outputs.phase_gap",
+            "must be positive (at least 1ps): the idle time that separates two I/O phases of a job",
+        ));
+    }
+    Ok(())
+}
+
 /// Lowers a scenario, checking every key; relative trace paths are resolved against `base`.
 pub fn lower(s: &Scenario, map: &SourceMap, base: &Path) -> Result<Design, Diagnostic> {
+    check_run_settings(s, map)?;
     let machine = build_machine(s, map)?;
     let workload = Arc::new(crate::jobs::build_workload(s, map, base)?);
     let jobs = job_layout(s, map, &machine, &workload)?;
