@@ -378,7 +378,7 @@ pub fn assemble(
             map.error_at(&format!("jobs[{idx}].allocation"), msg)
         })?;
 
-    let parents = crate::jobs::job_parents(s, map, &workload)?;
+    let parents = crate::lower::workload::job_parents(s, map, &workload)?;
     let (res_dw, job_dw) = datawarp_allocations(s, map, machine.bb_terminals.len())?;
     let files = job_files(s, map, &workload, &res_dw, &job_dw)?;
     let njobs = workload.jobs.len() as u32;

@@ -6,7 +6,7 @@
 pub mod assemble;
 pub mod cost;
 pub mod diag;
-pub mod jobs;
+pub mod lower;
 pub mod machine;
 pub mod model;
 pub mod output;

@@ -4,7 +4,7 @@
 use crate::assemble::{assemble, Placed};
 use crate::cost::{cost, Cost};
 use crate::diag::{load, Diagnostic, SourceMap};
-use crate::jobs::build_workload;
+use crate::lower::workload::build_workload;
 use crate::machine::{build_machine, Machine, MachineSummary};
 use crate::model::SimLp;
 use crate::report::{render, Rendered};
@@ -59,7 +59,7 @@ pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Loaded, Diagno
     }
     let base = path.parent().unwrap_or_else(|| Path::new("."));
     let workload = Arc::new(build_workload(&scenario, &map, base)?);
-    crate::jobs::job_parents(&scenario, &map, &workload)?;
+    crate::lower::workload::job_parents(&scenario, &map, &workload)?;
     let loaded = Loaded {
         scenario,
         map,
