@@ -58,7 +58,12 @@ pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Loaded, Diagno
         ));
     }
     let base = path.parent().unwrap_or_else(|| Path::new("."));
-    let workload = Arc::new(build_workload(&scenario, &map, base)?);
+    let workload = Arc::new(build_workload(
+        &scenario,
+        &map,
+        base,
+        machine.compute_nodes,
+    )?);
     crate::lower::workload::job_parents(&scenario, &map, &workload)?;
     let loaded = Loaded {
         scenario,

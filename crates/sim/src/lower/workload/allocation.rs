@@ -2,10 +2,10 @@
 //! an allocation file, or next to earlier jobs.
 
 use super::keys::job_key;
+use super::Lowered;
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::{AllocationKind, JobNames, JobSection};
 use bbsim_workload::alloc::{parse_allocation_file, AllocationPolicy, ChunkSizes};
-use bbsim_workload::JobSpec;
 use std::path::Path;
 
 /// Rejects the keys of the `file` and `next-to` policies when job `idx` uses another policy.
@@ -74,7 +74,7 @@ pub(super) fn allocation(
     map: &SourceMap,
     base_dir: &Path,
     this: &str,
-    earlier: &[JobSpec],
+    earlier: &[Lowered],
 ) -> Result<AllocationPolicy, Diagnostic> {
     check_policy_keys(j, idx, map)?;
     Ok(match j.allocation {
@@ -105,7 +105,7 @@ fn next_to_jobs(
     idx: usize,
     map: &SourceMap,
     this: &str,
-    earlier: &[JobSpec],
+    earlier: &[Lowered],
 ) -> Result<Vec<usize>, Diagnostic> {
     let names = j.next_to.as_ref().ok_or_else(|| {
         map.error_at(
@@ -132,8 +132,8 @@ fn next_to_jobs(
                 format!("job `{name}` cannot be allocated next to itself"),
             ));
         }
-        let Some(p) = earlier.iter().position(|e| e.name == *name) else {
-            let hint = crate::diag::suggest(name, earlier.iter().map(|e| e.name.as_str()))
+        let Some(p) = earlier.iter().position(|e| e.name() == name) else {
+            let hint = crate::diag::suggest(name, earlier.iter().map(Lowered::name))
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_default();
             return Err(map.error_at(

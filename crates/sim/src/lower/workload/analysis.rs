@@ -2,6 +2,8 @@
 //! post-processing step.
 
 use super::keys::job_key;
+use super::recipe::Recipe;
+use super::Lowered;
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::JobSection;
 use bbsim_workload::synthetic::AnalysisParams;
@@ -26,16 +28,16 @@ fn producer<'a>(
     j: &JobSection,
     idx: usize,
     map: &SourceMap,
-    earlier: &'a [JobSpec],
-) -> Result<&'a JobSpec, Diagnostic> {
+    earlier: &'a [Lowered],
+) -> Result<&'a Lowered, Diagnostic> {
     let name = j.inputs.as_deref().ok_or_else(|| {
         map.error_at(
             &job_key(idx, "inputs"),
             "source = \"analysis\" needs `inputs` = \"<name of the job whose files it reads>\"",
         )
     })?;
-    earlier.iter().find(|p| p.name == name).ok_or_else(|| {
-        let hint = crate::diag::suggest(name, earlier.iter().map(|p| p.name.as_str()))
+    earlier.iter().find(|p| p.name() == name).ok_or_else(|| {
+        let hint = crate::diag::suggest(name, earlier.iter().map(Lowered::name))
             .map(|s| format!("; did you mean `{s}`?"))
             .unwrap_or_default();
         map.error_at(
@@ -48,17 +50,17 @@ fn producer<'a>(
 /// The consumer of job `idx`: reads every file of its producer (one of `earlier`, the jobs
 /// listed before it) in `transfer_size`-byte calls, computes `compute` (ps) after each, and
 /// writes `output_files` files of `output_bytes` bytes in all (none unless given).
-pub(super) fn analysis_job(
+pub(super) fn consumer(
     j: &JobSection,
     idx: usize,
     map: &SourceMap,
-    earlier: &[JobSpec],
-) -> Result<JobSpec, Diagnostic> {
-    let producer = producer(j, idx, map, earlier)?;
+    earlier: &[Lowered],
+) -> Result<Recipe, Diagnostic> {
+    let producer = producer(j, idx, map, earlier)?.job();
     let mut p = AnalysisParams {
         ranks: j.ranks.unwrap_or(AnalysisParams::default().ranks),
         ranks_per_node: j.ranks_per_node,
-        inputs: extents(producer),
+        inputs: producer.map(extents).unwrap_or_default(),
         ..AnalysisParams::default()
     };
     p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
@@ -75,5 +77,8 @@ pub(super) fn analysis_job(
     if p.transfer_size == 0 {
         return Err(map.error_at(&job_key(idx, "transfer_size"), "transfer_size must be > 0"));
     }
-    Ok(p.job())
+    Ok(Recipe::Analysis {
+        params: p,
+        inputs_known: producer.is_some(),
+    })
 }

@@ -1,21 +1,21 @@
 //! `source = "darshan"`: replay of a Darshan log.
 
 use super::keys::job_key;
+use super::recipe::Recipe;
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::JobSection;
 use bbsim_workload::replay::{job_from_log, LogJobOptions};
-use bbsim_workload::transform;
-use bbsim_workload::JobSpec;
 use std::path::Path;
 
-/// The replay of the Darshan log of job `idx` (`log`, relative to `base_dir`, the scenario
-/// file's directory), weak-scaled to `ranks` when that differs from the log's rank count.
-pub(super) fn darshan_job(
+/// The job of the Darshan log of job `idx` (`log`, relative to `base_dir`, the scenario
+/// file's directory); the recipe weak-scales it to `ranks` when that differs from the log's
+/// rank count.
+pub(super) fn replay(
     j: &JobSection,
     idx: usize,
     map: &SourceMap,
     base_dir: &Path,
-) -> Result<JobSpec, Diagnostic> {
+) -> Result<Recipe, Diagnostic> {
     let rel = j.log.as_ref().ok_or_else(|| {
         map.error_at(
             &job_key(idx, "log"),
@@ -29,12 +29,10 @@ pub(super) fn darshan_job(
         ranks_per_node: j.ranks_per_node,
         ..LogJobOptions::default()
     };
-    let mut job = job_from_log(&log, &opts)
+    let job = job_from_log(&log, &opts)
         .map_err(|e| map.error_at(&job_key(idx, "log"), format!("{}: {e}", path.display())))?;
-    if let Some(r) = j.ranks {
-        if r != job.ranks() {
-            job = transform::weak_scale(&job, r);
-        }
-    }
-    Ok(job)
+    Ok(Recipe::Replay {
+        job,
+        ranks: j.ranks,
+    })
 }

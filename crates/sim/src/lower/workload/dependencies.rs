@@ -67,11 +67,20 @@ pub fn job_parents(
     w: &Workload,
 ) -> Result<Vec<Vec<usize>>, Diagnostic> {
     let names: Vec<&str> = w.jobs.iter().map(|j| j.name.as_str()).collect();
+    parents_by_name(s, map, &names)
+}
+
+/// [`job_parents`] for jobs known by their names (`names[i]` is the name of job `i`).
+pub(super) fn parents_by_name(
+    s: &Scenario,
+    map: &SourceMap,
+    names: &[&str],
+) -> Result<Vec<Vec<usize>>, Diagnostic> {
     let parents = s
         .jobs
         .iter()
         .enumerate()
-        .map(|(i, j)| parents_of(j, i, map, &names))
+        .map(|(i, j)| parents_of(j, i, map, names))
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(i) = first_job_on_cycle(&parents) {
         return Err(map.error_at(

@@ -5,17 +5,16 @@ use super::keys::job_key;
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::JobSection;
 use bbsim_workload::synthetic::{QuotaUserParams, SmallReadsParams};
-use bbsim_workload::JobSpec;
 
-/// The quota-limited SSD user of job `idx`: each rank writes plot files and checkpoints
+/// The parameters of the quota-limited SSD user of job `idx`: each rank writes plot files and checkpoints
 /// (`plot_bytes`, `checkpoint_bytes`, bytes) for `steps` periods of `compute` (ps), deleting
 /// its oldest files to stay under `quota` bytes. One rank unless `ranks` is given.
-pub(super) fn quota_user_job(
+pub(super) fn quota_user(
     j: &JobSection,
     idx: usize,
     map: &SourceMap,
     seed: u64,
-) -> Result<JobSpec, Diagnostic> {
+) -> Result<QuotaUserParams, Diagnostic> {
     let mut p = QuotaUserParams {
         ranks: j.ranks.unwrap_or(1),
         ranks_per_node: j.ranks_per_node,
@@ -30,7 +29,7 @@ pub(super) fn quota_user_job(
     p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
     p.validate()
         .map_err(|e| map.error_at(&job_key(idx, quota_key(&e)), e))?;
-    Ok(p.job())
+    Ok(p)
 }
 
 /// The scenario key a quota-user parameter error is about (the message names the field).
@@ -43,15 +42,15 @@ fn quota_key(msg: &str) -> &'static str {
     "quota"
 }
 
-/// The small-read analysis of job `idx`: each rank reads `reads_per_rank` small pieces of its
+/// The parameters of the small-read analysis of job `idx`: each rank reads `reads_per_rank` small pieces of its
 /// own `dataset_bytes`-byte input file, with `compute` (ps) after each read. 64 ranks unless
 /// `ranks` is given.
-pub(super) fn small_reads_job(
+pub(super) fn small_reads(
     j: &JobSection,
     idx: usize,
     map: &SourceMap,
     seed: u64,
-) -> Result<JobSpec, Diagnostic> {
+) -> Result<SmallReadsParams, Diagnostic> {
     let mut p = SmallReadsParams {
         ranks: j.ranks.unwrap_or(64),
         ranks_per_node: j.ranks_per_node,
@@ -67,5 +66,5 @@ pub(super) fn small_reads_job(
     if p.dataset_bytes == 0 {
         return Err(map.error_at(&job_key(idx, "dataset_bytes"), "must be > 0"));
     }
-    Ok(p.job())
+    Ok(p)
 }
