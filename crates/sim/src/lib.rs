@@ -5,7 +5,6 @@
 
 pub mod assemble;
 pub mod cost;
-pub mod jobs;
 pub mod lower;
 pub mod model;
 pub mod output;

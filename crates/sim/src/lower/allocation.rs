@@ -59,7 +59,7 @@ pub fn job_layout(
     machine: &Machine,
     workload: &Workload,
 ) -> Result<JobLayout, Diagnostic> {
-    let parents = crate::jobs::job_parents(s, map, workload)?;
+    let parents = crate::lower::workload::job_parents(s, map, workload)?;
     let nodes = allocate_nodes(s, map, machine, workload)?;
     let (reservations, job_dw) = datawarp_allocations(s, map, machine.bb_terminals.len())?;
     let files = job_files(s, map, workload, &reservations, &job_dw)?;

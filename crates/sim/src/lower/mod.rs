@@ -8,6 +8,7 @@
 //! - [`pfs`]: the parallel file system;
 //! - [`machine`]: all of the above as one [`machine::Machine`];
 //! - [`allocation`]: where every job runs and where its data goes;
+//! - [`workload`]: the jobs, from each job source (applications, benchmarks, Darshan logs);
 //! - [`traffic`]: synthetic traffic for `bbsim net`.
 
 pub mod allocation;
@@ -17,6 +18,7 @@ pub mod pfs;
 pub mod placement;
 pub mod storage;
 pub mod traffic;
+pub mod workload;
 
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::Scenario;
@@ -56,7 +58,7 @@ fn check_run_settings(s: &Scenario, map: &SourceMap) -> Result<(), Diagnostic> {
 pub fn lower(s: &Scenario, map: &SourceMap, base: &Path) -> Result<Design, Diagnostic> {
     check_run_settings(s, map)?;
     let machine = build_machine(s, map)?;
-    let workload = Arc::new(crate::jobs::build_workload(s, map, base)?);
+    let workload = Arc::new(workload::build_workload(s, map, base, machine.compute_nodes)?);
     let jobs = job_layout(s, map, &machine, &workload)?;
     Ok(Design {
         machine,
