@@ -7,8 +7,7 @@ use crate::diag::{load, Diagnostic, SourceMap};
 use crate::jobs::build_workload;
 use crate::machine::{build_machine, Machine, MachineSummary};
 use crate::model::SimLp;
-use crate::report::{render, Rendered};
-use crate::results::{reduce, Results};
+use crate::output::{reduce, render, Rendered, Results};
 use crate::scenario::Scenario;
 use bbsim_engine::{
     run_with_threads, EngineError, PendingKind, Progress, RunStats, Sequential, Simulation,
