@@ -1,8 +1,7 @@
 //! `bbsim run`: run a scenario and write its outputs.
 
 use bbsim_engine::{Progress, Time};
-use bbsim_sim::output::{OutputSet, INTERRUPTED};
-use bbsim_sim::report::{table, write};
+use bbsim_sim::output::{table, write, OutputSet, INTERRUPTED};
 use bbsim_sim::run::{load_scenario, Finished, Loaded, RunError};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;

@@ -8,9 +8,6 @@ pub mod cost;
 pub mod lower;
 pub mod model;
 pub mod output;
-pub mod plot;
-pub mod report;
-pub mod results;
 pub mod run;
 pub mod scenario;
 

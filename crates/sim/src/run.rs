@@ -7,8 +7,7 @@ use crate::diag::{load, Diagnostic, SourceMap};
 use crate::lower::machine::MachineSummary;
 use crate::lower::{lower, Design};
 use crate::model::SimLp;
-use crate::report::{render, Rendered};
-use crate::results::{reduce, Results};
+use crate::output::{reduce, render, Rendered, Results};
 use crate::scenario::Scenario;
 use bbsim_engine::{
     run_with_threads, EngineError, PendingKind, Progress, RunStats, Sequential, Simulation,

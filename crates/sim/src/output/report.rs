@@ -4,13 +4,13 @@
 //! which holds wall time and thread counts) are byte-identical for any thread count;
 //! `summary.json`'s `results_digest` is a digest of all of that deterministic content.
 
-use crate::cost::Cost;
-use crate::lower::machine::MachineSummary;
-use crate::output::OutputSet;
-use crate::plot::{bar_svg, timeline_svg, JobTimeline};
-use crate::results::{
+use super::collect::{
     secs, secs_f, Conservation, DeviceRow, JobSummary, LinkRow, ReservationRow, Results, ServerRow,
 };
+use super::files::OutputSet;
+use super::plot::{bar_svg, timeline_svg, JobTimeline};
+use crate::cost::Cost;
+use crate::lower::machine::MachineSummary;
 use crate::scenario::Scenario;
 use crate::units::{human_bandwidth, human_bytes};
 use bbsim_engine::digest::Digest;
@@ -20,8 +20,9 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-/// Quotes a CSV field when needed (RFC 4180).
-fn csv_field(s: &str) -> String {
+/// Quotes a CSV field when needed (RFC 4180: a field holding a comma, a quote or a line
+/// break is quoted, its quotes doubled).
+pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -120,7 +121,8 @@ pub struct Rendered {
     pub digest: u64,
 }
 
-/// Renders every output file.
+/// Renders every output file: `timeline.csv` (with `outputs.timeline`), `ranks.csv`, the
+/// SVG plots (with `outputs.plots`) and `summary.json`.
 pub fn render(
     scenario: &Scenario,
     machine: &MachineSummary,
@@ -153,59 +155,11 @@ pub fn render(
         cost,
         scenario,
     };
-    let mut files: Vec<(&'static str, Vec<u8>)> = Vec::new();
-    let mut svgs = Vec::new();
-    if scenario.outputs.plots {
-        let panels: Vec<JobTimeline> = r
-            .jobs
-            .iter()
-            .enumerate()
-            .map(|(j, js)| JobTimeline {
-                name: js.name.clone(),
-                ranks: js.ranks,
-                intervals: r.busy.get(j).cloned().unwrap_or_default(),
-            })
-            .collect();
-        svgs.push((
-            "timeline.svg",
-            timeline_svg(&format!("{}: per-rank I/O phases", scenario.name), &panels),
-        ));
-        let hop_bars: Vec<(String, f64)> = r
-            .jobs
-            .iter()
-            .map(|j| (j.name.clone(), j.avg_hops))
-            .collect();
-        svgs.push((
-            "hops.svg",
-            bar_svg(
-                "Average request-path router hops per I/O operation",
-                "hops",
-                &hop_bars,
-            ),
-        ));
-        let mut util: Vec<(String, f64)> = r
-            .links
-            .iter()
-            .map(|l| (format!("links: {}", l.class), l.utilisation * 100.0))
-            .collect();
-        for (kind, what) in [
-            ("bb-server", "bb-server SSDs"),
-            ("bb-array", "bb-server SSD arrays"),
-            ("node-local", "node-local SSDs"),
-        ] {
-            let ds: Vec<&DeviceRow> = r.devices.iter().filter(|d| d.kind == kind).collect();
-            if !ds.is_empty() {
-                let mean = ds.iter().map(|d| d.utilisation).sum::<f64>() / ds.len() as f64;
-                let max = ds.iter().map(|d| d.utilisation).fold(0.0, f64::max);
-                util.push((format!("{what} (mean)"), mean * 100.0));
-                util.push((format!("{what} (busiest)"), max * 100.0));
-            }
-        }
-        svgs.push((
-            "utilisation.svg",
-            bar_svg("Utilisation over the simulated period", "%", &util),
-        ));
-    }
+    let svgs = if scenario.outputs.plots {
+        plots(&scenario.name, r)
+    } else {
+        Vec::new()
+    };
     let body_json = serde_json::to_string_pretty(&body).unwrap_or_default();
     let mut d = Digest::new();
     d.bytes(timeline.as_bytes())
@@ -215,6 +169,22 @@ pub fn render(
         d.bytes(svg.as_bytes());
     }
     let digest = d.finish();
+    let summary = summary_json(&body, digest, stats);
+    let mut files: Vec<(&'static str, Vec<u8>)> = Vec::new();
+    if scenario.outputs.timeline {
+        files.push(("timeline.csv", timeline.into_bytes()));
+    }
+    files.push(("ranks.csv", ranks.into_bytes()));
+    for (name, svg) in svgs {
+        files.push((name, svg.into_bytes()));
+    }
+    files.push(("summary.json", summary.into_bytes()));
+    Rendered { files, digest }
+}
+
+/// The text of `summary.json`: the deterministic body plus `results_digest` and the `run`
+/// block (wall time, threads).
+fn summary_json(body: &Summary<'_>, digest: u64, stats: &RunStats) -> String {
     let run = RunBlock {
         events: stats.events,
         windows: stats.windows,
@@ -227,8 +197,7 @@ pub fn render(
         per_thread_events: stats.per_thread.iter().map(|t| t.events).collect(),
         stop: format!("{:?}", stats.stop).to_lowercase(),
     };
-    // summary.json = the deterministic body plus `results_digest` and the `run` block.
-    let mut value = serde_json::to_value(&body).unwrap_or(serde_json::Value::Null);
+    let mut value = serde_json::to_value(body).unwrap_or(serde_json::Value::Null);
     if let serde_json::Value::Object(m) = &mut value {
         m.insert(
             "results_digest".into(),
@@ -239,16 +208,73 @@ pub fn render(
             serde_json::to_value(&run).unwrap_or(serde_json::Value::Null),
         );
     }
-    let summary = serde_json::to_string_pretty(&value).unwrap_or_default() + "\n";
-    if scenario.outputs.timeline {
-        files.push(("timeline.csv", timeline.into_bytes()));
+    serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+}
+
+/// The run's SVG plots, (file name, text) in writing order: `timeline.svg`, `hops.svg` and
+/// `utilisation.svg`.
+fn plots(name: &str, r: &Results) -> Vec<(&'static str, String)> {
+    let panels: Vec<JobTimeline> = r
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(j, js)| JobTimeline {
+            name: js.name.clone(),
+            ranks: js.ranks,
+            intervals: r.busy.get(j).cloned().unwrap_or_default(),
+        })
+        .collect();
+    let hop_bars: Vec<(String, f64)> = r
+        .jobs
+        .iter()
+        .map(|j| (j.name.clone(), j.avg_hops))
+        .collect();
+    vec![
+        (
+            "timeline.svg",
+            timeline_svg(&format!("{name}: per-rank I/O phases"), &panels),
+        ),
+        (
+            "hops.svg",
+            bar_svg(
+                "Average request-path router hops per I/O operation",
+                "hops",
+                &hop_bars,
+            ),
+        ),
+        (
+            "utilisation.svg",
+            bar_svg(
+                "Utilisation over the simulated period",
+                "%",
+                &utilisation_bars(r),
+            ),
+        ),
+    ]
+}
+
+/// The bars of `utilisation.svg` (percent): each link class's mean busy fraction, then the
+/// mean and busiest device of each SSD kind present.
+fn utilisation_bars(r: &Results) -> Vec<(String, f64)> {
+    let mut util: Vec<(String, f64)> = r
+        .links
+        .iter()
+        .map(|l| (format!("links: {}", l.class), l.utilisation * 100.0))
+        .collect();
+    for (kind, what) in [
+        ("bb-server", "bb-server SSDs"),
+        ("bb-array", "bb-server SSD arrays"),
+        ("node-local", "node-local SSDs"),
+    ] {
+        let ds: Vec<&DeviceRow> = r.devices.iter().filter(|d| d.kind == kind).collect();
+        if !ds.is_empty() {
+            let mean = ds.iter().map(|d| d.utilisation).sum::<f64>() / ds.len() as f64;
+            let max = ds.iter().map(|d| d.utilisation).fold(0.0, f64::max);
+            util.push((format!("{what} (mean)"), mean * 100.0));
+            util.push((format!("{what} (busiest)"), max * 100.0));
+        }
     }
-    files.push(("ranks.csv", ranks.into_bytes()));
-    for (name, svg) in svgs {
-        files.push((name, svg.into_bytes()));
-    }
-    files.push(("summary.json", summary.into_bytes()));
-    Rendered { files, digest }
+    util
 }
 
 /// Writes the rendered files atomically into `out`.

@@ -57,7 +57,8 @@ fn time_unit(max_ps: u64) -> (&'static str, f64) {
     }
 }
 
-/// Renders per-rank I/O phases for each job, one panel per job, on a common time axis.
+/// Renders per-rank I/O phases for each job, one panel per job, on a common time axis
+/// (from 0 to the last interval's end; intervals in picoseconds).
 pub fn timeline_svg(title: &str, jobs: &[JobTimeline]) -> String {
     let t_max = jobs
         .iter()
@@ -65,38 +66,12 @@ pub fn timeline_svg(title: &str, jobs: &[JobTimeline]) -> String {
         .max()
         .unwrap_or(1)
         .max(1);
-    let (unit, div) = time_unit(t_max);
     let panels = jobs.len().max(1);
     let height = 50 + panels * (PANEL_H + 40) + 20;
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="24" font-size="16" text-anchor="middle">{}</text>"#,
-        WIDTH / 2,
-        esc(title)
-    );
+    svg_open(&mut s, WIDTH, height, title);
     for (p, job) in jobs.iter().enumerate() {
         let top = 50 + p * (PANEL_H + 40);
-        let ranks = job.ranks.max(1) as usize;
-        let rows = ranks.min(ROWS_MAX);
-        let row_h = PANEL_H as f64 / rows as f64;
-        // Rasterise: one bit per (row, pixel column).
-        let mut grid = vec![false; rows * PLOT_W];
-        for &(rank, a, b) in &job.intervals {
-            let row = (rank as usize).min(ranks - 1) * rows / ranks;
-            let x0 = ((a as f64 / t_max as f64) * PLOT_W as f64) as usize;
-            let x1 = (((b as f64 / t_max as f64) * PLOT_W as f64).ceil() as usize)
-                .max(x0 + 1)
-                .min(PLOT_W);
-            for x in x0.min(PLOT_W - 1)..x1 {
-                grid[row * PLOT_W + x] = true;
-            }
-        }
         let _ = writeln!(
             s,
             r#"<text x="{LEFT}" y="{}" font-size="13">{} ({} ranks)</text>"#,
@@ -108,68 +83,125 @@ pub fn timeline_svg(title: &str, jobs: &[JobTimeline]) -> String {
             s,
             r##"<rect x="{LEFT}" y="{top}" width="{PLOT_W}" height="{PANEL_H}" fill="#f7f7f7" stroke="#999"/>"##
         );
-        for row in 0..rows {
-            // Highest rank on top.
-            let y = top as f64 + PANEL_H as f64 - (row + 1) as f64 * row_h;
-            let mut x = 0;
-            while x < PLOT_W {
-                if grid[row * PLOT_W + x] {
-                    let start = x;
-                    while x < PLOT_W && grid[row * PLOT_W + x] {
-                        x += 1;
-                    }
-                    let _ = writeln!(
-                        s,
-                        r##"<rect x="{}" y="{y:.2}" width="{}" height="{:.2}" fill="#1f77b4"/>"##,
-                        LEFT + start,
-                        x - start,
-                        row_h.max(0.5)
-                    );
-                } else {
-                    x += 1;
-                }
-            }
-        }
-        // Axes: rank labels and time ticks.
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{}" text-anchor="end">0</text><text x="{}" y="{}" text-anchor="end">{}</text>"#,
-            LEFT - 4,
-            top + PANEL_H,
-            LEFT - 4,
-            top + 10,
-            job.ranks.saturating_sub(1)
-        );
-        let _ = writeln!(
-            s,
-            r#"<text x="18" y="{}" transform="rotate(-90 18 {})" text-anchor="middle">rank</text>"#,
-            top + PANEL_H / 2,
-            top + PANEL_H / 2
-        );
-        let span = t_max as f64 / div;
-        let step = tick_step(span);
-        let mut v = 0.0;
-        while v <= span + 1e-9 {
-            let x = LEFT as f64 + v / span * PLOT_W as f64;
-            let _ = writeln!(
-                s,
-                r##"<line x1="{x:.1}" y1="{}" x2="{x:.1}" y2="{}" stroke="#999"/><text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"##,
-                top + PANEL_H,
-                top + PANEL_H + 4,
-                top + PANEL_H + 16,
-                trim_float(v)
-            );
-            v += step;
-        }
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{}" text-anchor="middle">time ({unit})</text>"#,
-            LEFT + PLOT_W / 2,
-            top + PANEL_H + 32
-        );
+        panel_rows(&mut s, &Raster::of(job, t_max), top);
+        panel_axes(&mut s, job, top, t_max);
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// Opens an SVG picture `width` by `height` px: white background, `title` centred on top.
+fn svg_open(s: &mut String, width: usize, height: usize, title: &str) {
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="24" font-size="16" text-anchor="middle">{}</text>"#,
+        width / 2,
+        esc(title)
+    );
+}
+
+/// One job's intervals rasterised to pixel rows: one bit per (row, pixel column), ranks
+/// folded onto at most [`ROWS_MAX`] rows.
+struct Raster {
+    /// Pixel rows.
+    rows: usize,
+    /// `rows * PLOT_W` bits, row by row, rank 0's row first.
+    grid: Vec<bool>,
+}
+
+impl Raster {
+    /// Rasterises `job` on a time axis from 0 to `t_max` ps.
+    fn of(job: &JobTimeline, t_max: u64) -> Self {
+        let ranks = job.ranks.max(1) as usize;
+        let rows = ranks.min(ROWS_MAX);
+        let mut grid = vec![false; rows * PLOT_W];
+        for &(rank, a, b) in &job.intervals {
+            let row = (rank as usize).min(ranks - 1) * rows / ranks;
+            let x0 = ((a as f64 / t_max as f64) * PLOT_W as f64) as usize;
+            let x1 = (((b as f64 / t_max as f64) * PLOT_W as f64).ceil() as usize)
+                .max(x0 + 1)
+                .min(PLOT_W);
+            for x in x0.min(PLOT_W - 1)..x1 {
+                grid[row * PLOT_W + x] = true;
+            }
+        }
+        Raster { rows, grid }
+    }
+}
+
+/// Draws a panel's rasterised rows (highest rank on top) as one rectangle per run of set
+/// pixels; the panel's top edge is at `top` px.
+fn panel_rows(s: &mut String, raster: &Raster, top: usize) {
+    let Raster { rows, grid } = raster;
+    let row_h = PANEL_H as f64 / *rows as f64;
+    for row in 0..*rows {
+        // Highest rank on top.
+        let y = top as f64 + PANEL_H as f64 - (row + 1) as f64 * row_h;
+        let mut x = 0;
+        while x < PLOT_W {
+            if grid[row * PLOT_W + x] {
+                let start = x;
+                while x < PLOT_W && grid[row * PLOT_W + x] {
+                    x += 1;
+                }
+                let _ = writeln!(
+                    s,
+                    r##"<rect x="{}" y="{y:.2}" width="{}" height="{:.2}" fill="#1f77b4"/>"##,
+                    LEFT + start,
+                    x - start,
+                    row_h.max(0.5)
+                );
+            } else {
+                x += 1;
+            }
+        }
+    }
+}
+
+/// Draws a panel's axes: rank labels and time ticks in a unit chosen for `t_max` ps.
+fn panel_axes(s: &mut String, job: &JobTimeline, top: usize, t_max: u64) {
+    let (unit, div) = time_unit(t_max);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="{}" text-anchor="end">0</text><text x="{}" y="{}" text-anchor="end">{}</text>"#,
+        LEFT - 4,
+        top + PANEL_H,
+        LEFT - 4,
+        top + 10,
+        job.ranks.saturating_sub(1)
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="18" y="{}" transform="rotate(-90 18 {})" text-anchor="middle">rank</text>"#,
+        top + PANEL_H / 2,
+        top + PANEL_H / 2
+    );
+    let span = t_max as f64 / div;
+    let step = tick_step(span);
+    let mut v = 0.0;
+    while v <= span + 1e-9 {
+        let x = LEFT as f64 + v / span * PLOT_W as f64;
+        let _ = writeln!(
+            s,
+            r##"<line x1="{x:.1}" y1="{}" x2="{x:.1}" y2="{}" stroke="#999"/><text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"##,
+            top + PANEL_H,
+            top + PANEL_H + 4,
+            top + PANEL_H + 16,
+            trim_float(v)
+        );
+        v += step;
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="{}" text-anchor="middle">time ({unit})</text>"#,
+        LEFT + PLOT_W / 2,
+        top + PANEL_H + 32
+    );
 }
 
 fn trim_float(v: f64) -> String {
@@ -180,7 +212,8 @@ fn trim_float(v: f64) -> String {
 /// Width allowed per label character in bar charts (px, 12 px sans-serif).
 const LABEL_CHAR_PX: usize = 7;
 
-/// Renders a horizontal bar chart: one bar per label, values in `unit`.
+/// Renders a horizontal bar chart: one bar per label, bar lengths proportional to the values
+/// (the largest spans the plot), each value written after its bar with `unit`.
 pub fn bar_svg(title: &str, unit: &str, bars: &[(String, f64)]) -> String {
     let n = bars.len().max(1);
     let bar_h = 22;
@@ -197,18 +230,7 @@ pub fn bar_svg(title: &str, unit: &str, bars: &[(String, f64)]) -> String {
         .fold(0.0f64, f64::max)
         .max(f64::MIN_POSITIVE);
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" font-family="sans-serif" font-size="12">"#,
-        label_w + plot_w + 100
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="24" font-size="16" text-anchor="middle">{}</text>"#,
-        (label_w + plot_w + 100) / 2,
-        esc(title)
-    );
+    svg_open(&mut s, label_w + plot_w + 100, height, title);
     for (i, (label, v)) in bars.iter().enumerate() {
         let y = 50 + i * (bar_h + 6);
         let w = (v / max * plot_w as f64).max(0.0);

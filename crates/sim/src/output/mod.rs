@@ -1,0 +1,29 @@
+//! Everything a run writes, and reading it back.
+//!
+//! - [`collect`]: the reduction of a finished simulation's LP states into [`Results`] (the
+//!   per-operation timeline, per-rank, per-job, device, server and link figures, byte
+//!   conservation), in LP order so that results are identical for any thread count;
+//! - [`phases`]: a job's I/O phases from its ranks' busy intervals;
+//! - [`report`]: the files of `bbsim run` (`timeline.csv`, `ranks.csv`, `summary.json`, the
+//!   SVG plots) rendered in memory, and the table printed at the end of a run;
+//! - [`plot`]: the SVG pictures (per-rank I/O timelines, bar charts);
+//! - [`sweep`]: the plan and the `sweep.csv` table of `bbsim sweep`;
+//! - [`readback`]: a run's `timeline.csv` and `ranks.csv`, or any CSV table, read back for
+//!   figures made after the run (`bbsim plot`);
+//! - [`files`]: atomic output: a set of files that appears only when complete, and the
+//!   interrupt flag that stops it.
+//!
+//! Times in the results are picoseconds of simulated time ([`bbsim_engine::Time`]); the files
+//! give seconds.
+
+pub mod collect;
+pub mod files;
+pub mod phases;
+pub mod plot;
+pub mod readback;
+pub mod report;
+pub mod sweep;
+
+pub use collect::{reduce, secs, secs_f, Results};
+pub use files::{interrupted, OutputSet, INTERRUPTED};
+pub use report::{render, table, write, Rendered};

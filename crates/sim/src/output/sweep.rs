@@ -1,0 +1,328 @@
+//! `sweep.csv`, the table `bbsim sweep` writes: the sweep's plan (the cartesian product of the
+//! varied values and one directory per run), and one row per run with its headline metrics,
+//! its design's cost, its job 0's speed-up over the PFS-only baseline and per-job columns.
+
+use super::collect::{JobSummary, Results};
+use super::phases::IoPhase;
+use super::report::csv_field;
+use crate::cost::Cost;
+use std::fmt::Write as _;
+
+/// The varied key whose value [`NO_BURST_BUFFER`] marks a PFS-only baseline run.
+pub const PLACEMENT_KEY: &str = "burst_buffer.placement";
+
+/// The placement value of a run without burst buffers.
+pub const NO_BURST_BUFFER: &str = "none";
+
+/// Per-run columns of `sweep.csv` after `run`, `dir` and the varied keys.
+const RUN_COLUMNS: [&str; 11] = [
+    "status",
+    "simulated_time_s",
+    "events",
+    "wall_s",
+    "cost_capital_usd",
+    "cost_energy_usd",
+    "cost_total_usd",
+    "usd_per_gb_per_s",
+    "usd_per_tb",
+    "job0_speedup_vs_pfs",
+    "job0_speedup_per_musd",
+];
+
+/// Per-job columns of `sweep.csv` (each prefixed with `job<N>_`).
+const JOB_COLUMNS: [&str; 12] = [
+    "name",
+    "io_phase_s",
+    "time_in_io_mean_s",
+    "time_in_io_max_s",
+    "bandwidth_Bps",
+    "avg_hops",
+    "nonminimal_fraction",
+    "io_phases",
+    "io_phase_lengths_s",
+    "io_phase_time_in_io_max_s",
+    "time_in_io_p99_s",
+    "io_phase_time_in_io_p99_s",
+];
+
+/// A sweep's runs: the varied keys with their values, and every combination of them.
+#[derive(Clone, Debug)]
+pub struct SweepPlan {
+    /// (scenario key, values), in the order given.
+    pub vars: Vec<(String, Vec<String>)>,
+    /// Every combination of values (one per key, in key order), in odometer order: the last
+    /// key varies fastest.
+    pub combos: Vec<Vec<String>>,
+}
+
+impl SweepPlan {
+    /// The plan for `vars`: their cartesian product.
+    pub fn new(vars: Vec<(String, Vec<String>)>) -> Self {
+        let mut combos: Vec<Vec<String>> = vec![Vec::new()];
+        for (_, vals) in &vars {
+            combos = combos
+                .into_iter()
+                .flat_map(|prefix| {
+                    vals.iter().map(move |v| {
+                        let mut p = prefix.clone();
+                        p.push(v.clone());
+                        p
+                    })
+                })
+                .collect();
+        }
+        SweepPlan { vars, combos }
+    }
+
+    /// The number of runs.
+    pub fn len(&self) -> usize {
+        self.combos.len()
+    }
+
+    /// Whether the plan has no runs.
+    pub fn is_empty(&self) -> bool {
+        self.combos.is_empty()
+    }
+
+    /// The directory of run `i`: `run-<i>` and each varied key's last segment with its value
+    /// (`run-003_placement=grouped`), characters other than letters, digits and `-_=.`
+    /// replaced by `_`.
+    pub fn dir_name(&self, i: usize) -> String {
+        let mut s = format!("run-{i:03}");
+        for ((k, _), v) in self.vars.iter().zip(&self.combos[i]) {
+            let short = k.rsplit('.').next().unwrap_or(k);
+            s.push('_');
+            s.push_str(short);
+            s.push('=');
+            s.push_str(v);
+        }
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_=.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    }
+
+    /// The `--set` overrides of run `i`: `fixed`, then `key=value` for each varied key.
+    pub fn overrides(&self, i: usize, fixed: &[String]) -> Vec<String> {
+        let mut sets = fixed.to_vec();
+        sets.extend(
+            self.vars
+                .iter()
+                .zip(&self.combos[i])
+                .map(|((k, _), v)| format!("{k}={v}")),
+        );
+        sets
+    }
+}
+
+/// What a finished run contributes to `sweep.csv`.
+#[derive(Clone, Debug)]
+pub struct RunFigures {
+    /// The run's results.
+    pub results: Results,
+    /// Events executed.
+    pub events: u64,
+    /// Wall time of the run, outputs included (s).
+    pub wall_s: f64,
+}
+
+/// One run of a sweep, as `sweep.csv` records it.
+#[derive(Clone, Debug)]
+pub struct SweepRun {
+    /// Its varied values, in key order.
+    pub values: Vec<String>,
+    /// Its directory, relative to the sweep's.
+    pub dir: String,
+    /// Its burst-buffer design's cost.
+    pub cost: Cost,
+    /// Its figures, or why it failed.
+    pub outcome: Result<RunFigures, String>,
+}
+
+/// The text of `sweep.csv` for the runs of `plan`, in run order: a header line, then one
+/// line per run. Times are in seconds, bandwidths in bytes per second, costs in US dollars.
+pub fn sweep_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
+    let max_jobs = runs
+        .iter()
+        .filter_map(|r| r.outcome.as_ref().ok().map(|o| o.results.jobs.len()))
+        .max()
+        .unwrap_or(0);
+    let mut csv = header(&plan.vars, max_jobs);
+    let placement = plan.vars.iter().position(|(k, _)| k == PLACEMENT_KEY);
+    for (i, r) in runs.iter().enumerate() {
+        let _ = write!(csv, "{i},{}", csv_field(&r.dir));
+        for v in &r.values {
+            csv.push(',');
+            csv.push_str(&csv_field(v));
+        }
+        match &r.outcome {
+            Ok(f) => {
+                let base = placement.and_then(|p| pfs_baseline(runs, r, p));
+                csv.push_str(&run_columns(f, &r.cost, base));
+                for j in 0..max_jobs {
+                    csv.push_str(&job_columns(f.results.jobs.get(j)));
+                }
+            }
+            Err(e) => csv.push_str(&failed_columns(e, max_jobs)),
+        }
+        csv.push('\n');
+    }
+    csv
+}
+
+/// The header line of `sweep.csv` for runs with at most `max_jobs` jobs.
+fn header(vars: &[(String, Vec<String>)], max_jobs: usize) -> String {
+    let mut csv = String::from("run,dir");
+    for (k, _) in vars {
+        csv.push(',');
+        csv.push_str(&csv_field(k));
+    }
+    for c in RUN_COLUMNS {
+        csv.push(',');
+        csv.push_str(c);
+    }
+    for j in 0..max_jobs {
+        for m in JOB_COLUMNS {
+            let _ = write!(csv, ",job{j}_{m}");
+        }
+    }
+    csv.push('\n');
+    csv
+}
+
+/// The I/O phase (s) of job 0 in the run that differs from `run` only by having no burst
+/// buffer (`placement`, the index of [`PLACEMENT_KEY`] among the varied keys, set to
+/// [`NO_BURST_BUFFER`]), if the sweep has that run and it succeeded.
+fn pfs_baseline(runs: &[SweepRun], run: &SweepRun, placement: usize) -> Option<f64> {
+    runs.iter()
+        .find(|r| {
+            r.values[placement] == NO_BURST_BUFFER
+                && r.values
+                    .iter()
+                    .zip(&run.values)
+                    .enumerate()
+                    .all(|(i, (a, b))| i == placement || a == b)
+        })
+        .and_then(|r| r.outcome.as_ref().ok())
+        .and_then(|f| f.results.jobs.first().map(|j| j.io_phase_s))
+}
+
+/// The [`RUN_COLUMNS`] of a finished run: `ok`, its simulated time, events, wall time and
+/// cost, and job 0's speed-up over the PFS baseline's I/O phase `pfs_phase_s` (s), also per
+/// million dollars of the design's total cost.
+fn run_columns(f: &RunFigures, c: &Cost, pfs_phase_s: Option<f64>) -> String {
+    let opt = |v: Option<f64>| v.map(|x| format!("{x:.2}")).unwrap_or_default();
+    let speedup = pfs_phase_s.and_then(|base| {
+        let mine = f.results.jobs.first()?.io_phase_s;
+        (mine > 0.0).then(|| base / mine)
+    });
+    let per_musd = speedup.and_then(|s| (c.total > 0.0).then(|| s / (c.total / 1e6)));
+    format!(
+        ",ok,{:.12},{},{:.3},{:.2},{:.2},{:.2},{},{},{},{}",
+        f.results.sim_end as f64 / 1e12,
+        f.events,
+        f.wall_s,
+        c.capital,
+        c.energy,
+        c.total,
+        opt(c.usd_per_gb_per_s),
+        opt(c.usd_per_tb),
+        speedup.map(|x| format!("{x:.4}")).unwrap_or_default(),
+        per_musd.map(|x| format!("{x:.4}")).unwrap_or_default()
+    )
+}
+
+/// The columns of a failed run: its status `failed: <why>`, then empty cells.
+fn failed_columns(why: &str, max_jobs: usize) -> String {
+    let mut s = format!(",{}", csv_field(&format!("failed: {why}")));
+    s.push_str(&",".repeat(RUN_COLUMNS.len() - 1));
+    for _ in 0..max_jobs {
+        s.push_str(&job_columns(None));
+    }
+    s
+}
+
+/// The [`JOB_COLUMNS`] of one job (empty cells without one).
+fn job_columns(js: Option<&JobSummary>) -> String {
+    let Some(js) = js else {
+        return ",".repeat(JOB_COLUMNS.len());
+    };
+    format!(
+        ",{},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4},{},{},{},{:.9},{}",
+        csv_field(&js.name),
+        js.io_phase_s,
+        js.time_in_io_mean_s,
+        js.time_in_io_max_s,
+        js.effective_bandwidth,
+        js.avg_hops,
+        js.nonminimal_fraction,
+        js.io_phases.len(),
+        phase_list(&js.io_phases, |p| p.length_s),
+        phase_list(&js.io_phases, |p| p.time_in_io_max_s),
+        js.time_in_io_p99_s,
+        phase_list(&js.io_phases, |p| p.time_in_io_p99_s)
+    )
+}
+
+/// One value per I/O phase, `;`-separated (no CSV quoting needed), in seconds.
+fn phase_list(phases: &[IoPhase], value: impl Fn(&IoPhase) -> f64) -> String {
+    phases
+        .iter()
+        .map(|p| format!("{:.9}", value(p)))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> SweepPlan {
+        SweepPlan::new(vec![
+            ("a".to_string(), vec!["1".to_string(), "2".to_string()]),
+            (
+                "n.b".to_string(),
+                vec!["x".to_string(), "y y".to_string(), "z".to_string()],
+            ),
+        ])
+    }
+
+    #[test]
+    fn plan_is_odometer_ordered() {
+        let p = plan();
+        assert_eq!(p.len(), 6);
+        assert_eq!(p.combos[0], vec!["1", "x"]);
+        assert_eq!(p.combos[5], vec!["2", "z"]);
+        assert_eq!(p.dir_name(4), "run-004_a=2_b=y_y");
+        assert_eq!(
+            p.overrides(4, &["k=v".to_string()]),
+            vec!["k=v", "a=2", "n.b=y y"]
+        );
+    }
+
+    #[test]
+    fn failed_runs_keep_the_column_count() {
+        let vars = vec![(PLACEMENT_KEY.to_string(), vec!["none".to_string()])];
+        let head = header(&vars, 1);
+        assert!(head.starts_with(
+            "run,dir,burst_buffer.placement,status,simulated_time_s,events,wall_s,\
+             cost_capital_usd,cost_energy_usd,cost_total_usd,usd_per_gb_per_s,usd_per_tb,\
+             job0_speedup_vs_pfs,job0_speedup_per_musd,job0_name,job0_io_phase_s,"
+        ));
+        assert!(head.ends_with(",job0_io_phase_time_in_io_p99_s\n"));
+        let failed = failed_columns("no \"luck\", sorry", 1);
+        assert!(failed.starts_with(",\"failed: no \"\"luck\"\", sorry\","));
+        // One cell per column after run, dir and the varied key.
+        let cells = |s: &str| s.matches(',').count();
+        assert_eq!(
+            cells(&failed) - cells("\"failed: no \"\"luck\"\", sorry\""),
+            11 + 12
+        );
+        assert_eq!(cells(&head) - 2, 11 + 12);
+    }
+}
