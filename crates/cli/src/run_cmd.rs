@@ -6,7 +6,7 @@ use bbsim_sim::run::{load_scenario, Finished, Loaded, RunError};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -141,6 +141,47 @@ fn estimated_end(l: &Loaded) -> Time {
     compute.max(io).max(1)
 }
 
+/// The progress bar of a run: a bar towards the estimated end, with simulated time and
+/// events per second.
+fn progress_bar() -> ProgressBar {
+    let pb = ProgressBar::new(1000);
+    pb.set_style(
+        ProgressStyle::with_template("{bar:20} {msg} {elapsed_precise} ETA {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    pb
+}
+
+/// Updates `pb` from the live run `p` every 100 ms until `stop` is set. Past `est` (the
+/// lower-bound estimate of the simulated end, ps) the bar turns into a spinner.
+fn watch(pb: ProgressBar, p: Arc<Progress>, est: Time, stop: Arc<AtomicBool>) {
+    let started = Instant::now();
+    let mut past_estimate = false;
+    while !stop.load(Ordering::Relaxed) {
+        let now = p.now();
+        if now >= est && !past_estimate {
+            // Past the lower-bound estimate: no honest ETA any more.
+            past_estimate = true;
+            pb.set_style(
+                ProgressStyle::with_template("{spinner} {msg} {elapsed_precise}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+        }
+        if !past_estimate {
+            pb.set_position((now as f64 / est as f64 * 1000.0) as u64);
+        } else {
+            pb.tick();
+        }
+        let rate = p.events() as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        pb.set_message(format!(
+            "sim {:.6} s, {:.2} Mev/s",
+            now as f64 / 1e12,
+            rate / 1e6
+        ));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// Runs one loaded scenario and writes its outputs into `out`. Returns the files written, the
 /// table text and the run.
 pub fn run_loaded(
@@ -150,50 +191,15 @@ pub fn run_loaded(
     bar: bool,
 ) -> Result<(Vec<PathBuf>, String, Finished), String> {
     let est = estimated_end(l);
-    let progress_bar = if bar {
-        let pb = ProgressBar::new(1000);
-        pb.set_style(
-            ProgressStyle::with_template("{bar:20} {msg} {elapsed_precise} ETA {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        Some(pb)
-    } else {
-        None
-    };
+    let progress_bar = bar.then(progress_bar);
     let mut watcher = None;
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop = Arc::new(AtomicBool::new(false));
     let finished = l
         .run(threads, |p| {
             set_live(Some(Arc::clone(&p)));
             if let Some(pb) = progress_bar.clone() {
                 let stop = Arc::clone(&stop);
-                watcher = Some(std::thread::spawn(move || {
-                    let started = Instant::now();
-                    let mut past_estimate = false;
-                    while !stop.load(Ordering::Relaxed) {
-                        let now = p.now();
-                        if now >= est && !past_estimate {
-                            // Past the lower-bound estimate: no honest ETA any more.
-                            past_estimate = true;
-                            pb.set_style(
-                                ProgressStyle::with_template("{spinner} {msg} {elapsed_precise}")
-                                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-                            );
-                        }
-                        if !past_estimate {
-                            pb.set_position((now as f64 / est as f64 * 1000.0) as u64);
-                        } else {
-                            pb.tick();
-                        }
-                        let rate = p.events() as f64 / started.elapsed().as_secs_f64().max(1e-9);
-                        pb.set_message(format!(
-                            "sim {:.6} s, {:.2} Mev/s",
-                            now as f64 / 1e12,
-                            rate / 1e6
-                        ));
-                        std::thread::sleep(Duration::from_millis(100));
-                    }
-                }));
+                watcher = Some(std::thread::spawn(move || watch(pb, p, est, stop)));
             }
         })
         .map_err(|e| e.to_string());

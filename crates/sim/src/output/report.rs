@@ -30,16 +30,31 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
+/// CSV text: `header` (a whole line), then one line per row, written by `line`.
+fn csv_text<T>(header: &str, rows: &[T], mut line: impl FnMut(&mut String, &T)) -> String {
+    let mut s = String::with_capacity(rows.len() * 96 + 128);
+    s.push_str(header);
+    for row in rows {
+        line(&mut s, row);
+        s.push('\n');
+    }
+    s
+}
+
+/// A job's name for the CSV files (`?` for an unknown job).
+fn job_field(job_names: &[String], job: u32) -> String {
+    csv_field(job_names.get(job as usize).map_or("?", String::as_str))
+}
+
 /// The text of `timeline.csv`: one row per I/O operation. Times are seconds with picosecond
 /// resolution.
 pub fn timeline_csv(r: &Results, job_names: &[String]) -> String {
-    let mut s = String::with_capacity(r.timeline.len() * 96 + 128);
-    s.push_str("job,rank,node,op,file,offset,bytes,start_s,end_s,target,hops\n");
-    for t in &r.timeline {
-        let _ = writeln!(
+    let header = "job,rank,node,op,file,offset,bytes,start_s,end_s,target,hops\n";
+    csv_text(header, &r.timeline, |s, t| {
+        let _ = write!(
             s,
             "{},{},{},{},{},{},{},{},{},{},{}",
-            csv_field(job_names.get(t.job as usize).map_or("?", String::as_str)),
+            job_field(job_names, t.job),
             t.rank,
             t.node,
             if t.write { "write" } else { "read" },
@@ -51,20 +66,19 @@ pub fn timeline_csv(r: &Results, job_names: &[String]) -> String {
             t.target,
             t.hops
         );
-    }
-    s
+    })
 }
 
-/// The text of `ranks.csv`: one row per rank.
+/// The text of `ranks.csv`: one row per rank. Times are seconds with picosecond resolution,
+/// empty where a rank had no I/O or did not finish.
 pub fn ranks_csv(r: &Results, job_names: &[String]) -> String {
     let opt = |t: Option<u64>| t.map(secs).unwrap_or_default();
-    let mut s = String::with_capacity(r.ranks.len() * 96 + 128);
-    s.push_str("job,rank,node,bytes_written,bytes_read,io_ops,time_in_io_s,first_io_start_s,last_io_end_s,finished_s\n");
-    for k in &r.ranks {
-        let _ = writeln!(
+    let header = "job,rank,node,bytes_written,bytes_read,io_ops,time_in_io_s,first_io_start_s,last_io_end_s,finished_s\n";
+    csv_text(header, &r.ranks, |s, k| {
+        let _ = write!(
             s,
             "{},{},{},{},{},{},{},{},{},{}",
-            csv_field(job_names.get(k.job as usize).map_or("?", String::as_str)),
+            job_field(job_names, k.job),
             k.rank,
             k.node,
             k.bytes_written,
@@ -75,8 +89,7 @@ pub fn ranks_csv(r: &Results, job_names: &[String]) -> String {
             opt(k.last_io_end),
             opt(k.finished)
         );
-    }
-    s
+    })
 }
 
 /// Run statistics (not deterministic: wall time, threads).
