@@ -58,7 +58,12 @@ fn check_run_settings(s: &Scenario, map: &SourceMap) -> Result<(), Diagnostic> {
 pub fn lower(s: &Scenario, map: &SourceMap, base: &Path) -> Result<Design, Diagnostic> {
     check_run_settings(s, map)?;
     let machine = build_machine(s, map)?;
-    let workload = Arc::new(workload::build_workload(s, map, base, machine.compute_nodes)?);
+    let workload = Arc::new(workload::build_workload(
+        s,
+        map,
+        base,
+        machine.compute_nodes,
+    )?);
     let jobs = job_layout(s, map, &machine, &workload)?;
     Ok(Design {
         machine,
