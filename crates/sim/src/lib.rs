@@ -4,7 +4,6 @@
 //! line overrides, model assembly, metrics and outputs.
 
 pub mod assemble;
-pub mod cost;
 pub mod lower;
 pub mod model;
 pub mod output;

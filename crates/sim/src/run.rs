@@ -2,11 +2,11 @@
 //! its outputs.
 
 use crate::assemble::{assemble, Placed};
-use crate::cost::{cost, Cost};
 use crate::diag::{load, Diagnostic, SourceMap};
 use crate::lower::machine::MachineSummary;
 use crate::lower::{lower, Design};
 use crate::model::SimLp;
+use crate::output::cost::{cost, Cost};
 use crate::output::{reduce, render, Rendered, Results};
 use crate::scenario::Scenario;
 use bbsim_engine::{

@@ -259,7 +259,7 @@ fn drain_policies() {
         b.drain.threshold = threshold;
         scenario(b, 1, vec![client(writes(0, 32, MIB), 4, t())])
     };
-    // Immediately: everything reaches the PFS and is evicted.
+    // Immediate: everything reaches the PFS and is evicted.
     let sim = run(&with(DrainPolicy::Immediate, 0.0), 1);
     let c = check(&sim);
     assert_eq!((c.in_bb, c.on_pfs), (0, 32 * MIB));
@@ -279,7 +279,7 @@ fn drain_policies() {
     let used = bb_servers(&sim)[0].capacity().used();
     assert!(used <= 16 * MIB, "fill after drain: {used}");
     assert!(c.in_bb > 0 && c.on_pfs > 0, "{c:?}");
-    // Never: the BB keeps everything.
+    // None: the BB keeps everything.
     let c = check(&run(&with(DrainPolicy::None, 0.0), 1));
     assert_eq!((c.in_bb, c.on_pfs), (32 * MIB, 0));
 }
@@ -321,7 +321,7 @@ fn stage_out_completion_is_reported_when_the_last_byte_reaches_the_pfs() {
     let at = check(&run_until(&s, 1, done + 1));
     assert_eq!((at.on_pfs, at.in_bb), (32 * MIB, 0));
     assert_eq!(bb_servers(&sim)[0].unstaged(alloc), 0);
-    // Never: nothing is staged out and the report comes at the job's end.
+    // None: nothing is staged out and the report comes at the job's end.
     let sim = run(&with(DrainPolicy::None, 0.0), 1);
     let outs = stage_outs(&sim);
     assert_eq!(outs.len(), 1);

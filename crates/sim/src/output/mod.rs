@@ -7,6 +7,7 @@
 //! - [`report`]: the files of `bbsim run` (`timeline.csv`, `ranks.csv`, `summary.json`, the
 //!   SVG plots) rendered in memory, and the table printed at the end of a run;
 //! - [`plot`]: the SVG pictures (per-rank I/O timelines, bar charts);
+//! - [`cost`]: the capital and energy cost of the burst-buffer design;
 //! - [`describe`]: the granularity and job lines of `bbsim validate`;
 //! - [`sweep`]: the plan and the `sweep.csv` table of `bbsim sweep`;
 //! - [`readback`]: a run's `timeline.csv` and `ranks.csv`, or any CSV table, read back for
@@ -18,6 +19,7 @@
 //! give seconds.
 
 pub mod collect;
+pub mod cost;
 pub mod describe;
 pub mod files;
 pub mod phases;

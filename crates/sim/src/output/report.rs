@@ -7,9 +7,9 @@
 use super::collect::{
     secs, secs_f, Conservation, DeviceRow, JobSummary, LinkRow, ReservationRow, Results, ServerRow,
 };
+use super::cost::Cost;
 use super::files::OutputSet;
 use super::plot::{bar_svg, timeline_svg, JobTimeline};
-use crate::cost::Cost;
 use crate::lower::machine::MachineSummary;
 use crate::scenario::Scenario;
 use crate::units::{human_bandwidth, human_bytes};

@@ -3,9 +3,9 @@
 //! its design's cost, its job 0's speed-up over the PFS-only baseline and per-job columns.
 
 use super::collect::{JobSummary, Results};
+use super::cost::Cost;
 use super::phases::IoPhase;
 use super::report::csv_field;
-use crate::cost::Cost;
 use std::fmt::Write as _;
 
 /// The varied key whose value [`NO_BURST_BUFFER`] marks a PFS-only baseline run.

@@ -12,6 +12,7 @@ pub mod diag;
 pub mod units;
 
 mod burst_buffer;
+mod cost;
 mod jobs;
 mod network;
 mod outputs;
@@ -20,6 +21,7 @@ mod simulation;
 mod traffic;
 
 pub use burst_buffer::*;
+pub use cost::*;
 pub use jobs::*;
 pub use network::*;
 pub use outputs::*;
@@ -67,7 +69,7 @@ pub struct Scenario {
     pub outputs: OutputsSection,
     /// Unit prices and powers for the cost model.
     #[serde(default)]
-    pub cost: crate::cost::CostSection,
+    pub cost: CostSection,
 }
 
 fn default_name() -> String {
