@@ -17,6 +17,18 @@ pub enum StopReason {
     Cancelled,
 }
 
+impl StopReason {
+    /// The name written into `summary.json` (`drained`, `end-time`, `requested`, `cancelled`).
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::Drained => "drained",
+            StopReason::EndTime => "end-time",
+            StopReason::Requested => "requested",
+            StopReason::Cancelled => "cancelled",
+        }
+    }
+}
+
 /// Live progress of a run, readable from another thread (for progress bars) and the means to
 /// cancel it. Executors update it once per lookahead window (the sequential global-order
 /// executor every 65,536 events).

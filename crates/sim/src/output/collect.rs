@@ -658,7 +658,7 @@ fn link_rows(net: &NetworkStats) -> Vec<LinkRow> {
         .iter()
         .filter(|c| c.channels > 0)
         .map(|c| LinkRow {
-            class: format!("{:?}", c.class).to_lowercase(),
+            class: c.class.name().to_string(),
             channels: c.channels,
             bytes: c.bytes,
             utilisation: c.utilisation,

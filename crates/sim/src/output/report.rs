@@ -208,7 +208,7 @@ fn summary_json(body: &Summary<'_>, digest: u64, stats: &RunStats) -> String {
         clusters: stats.clusters,
         barrier_wait_s: stats.barrier_wait().as_secs_f64(),
         per_thread_events: stats.per_thread.iter().map(|t| t.events).collect(),
-        stop: format!("{:?}", stats.stop).to_lowercase(),
+        stop: stats.stop.name().to_string(),
     };
     let mut value = serde_json::to_value(body).unwrap_or(serde_json::Value::Null);
     if let serde_json::Value::Object(m) = &mut value {
