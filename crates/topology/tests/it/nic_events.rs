@@ -5,15 +5,14 @@
 //! terminal in one event, and the terminal receives and counts exactly what it would have
 //! packet by packet.
 
-mod common;
-
+use crate::common::{
+    self, build, build_until, fat_tree_16, message_serialisation, net, run, sample_topologies, Lp,
+    Msg,
+};
 use bbsim_engine::time::NS;
 use bbsim_engine::{LpId, PartitionSpec, Time};
 use bbsim_topology::link::serialisation;
 use bbsim_topology::{Delivered, Network, NicStats, Routing};
-use common::{
-    build, build_until, fat_tree_16, message_serialisation, net, run, sample_topologies, Lp, Msg,
-};
 
 const BW: u64 = 12_500_000_000;
 const L: Time = 100 * NS;

@@ -3,8 +3,7 @@
 
 use std::collections::BTreeSet;
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// The distinct nodes of a job, in rank order.
 fn nodes_of(ranks: &[u32]) -> Vec<u32> {

@@ -4,8 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// One timeline row.
 struct Row {

@@ -1,6 +1,5 @@
 //! A closed output pipe (`bbsim validate scenario.toml | head`) ends bbsim quietly, as it does
 //! other Unix tools: killed by SIGPIPE, never a panic from `println!`.
-#![cfg(unix)]
 
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;

@@ -4,8 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// Sums timeline bytes per (job, rank, op).
 fn timeline_bytes(out: &Path) -> BTreeMap<(String, u32, String), u64> {

@@ -2,12 +2,10 @@
 //! packet, whatever their position in the router's input-VC order (more than 64 input VCs, so
 //! the port's request mask spans several words and the round-robin pointer wraps).
 
-mod common;
-
+use crate::common::{build, link, net, run, Msg, UNIFORM};
 use bbsim_engine::time::NS;
 use bbsim_topology::link::serialisation;
 use bbsim_topology::{Network, Routing, TopologyConfig, TorusConfig};
-use common::{build, link, net, run, Msg, UNIFORM};
 
 /// Terminals on each router of the test ring.
 const PER_ROUTER: u32 = 70;

@@ -4,8 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

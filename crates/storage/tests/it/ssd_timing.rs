@@ -1,14 +1,12 @@
 //! SSD timing: exact closed forms for a lone request, bandwidth sharing, channels, access
 //! latency, size bins, and garbage collection slowing the device down.
 
-mod common;
-
+use crate::common::*;
 use bbsim_engine::time::US;
 use bbsim_storage::ssd::{FtlConfig, Precondition, SizeBin, SsdConfig};
 use bbsim_storage::standalone::{ClientOp, ClientSpec, Scenario, Target};
 use bbsim_storage::units::{transfer_ps, MIB};
 use bbsim_storage::IoOp;
-use common::*;
 
 fn local(ssd: SsdConfig, ops: Vec<ClientOp>, depth: u32) -> Scenario {
     Scenario {

@@ -1,6 +1,5 @@
 //! A test model: routers (or the path model's fabric) plus scripted hosts whose messages carry a `u64` payload, assembled
 //! the way the simulator crate assembles its LPs (own event enum, own LP enum).
-#![allow(dead_code)]
 
 use bbsim_engine::time::{NS, US};
 use bbsim_engine::{

@@ -2,14 +2,12 @@
 //! throughput of tapered fat-trees and of dragonfly routings, determinism across thread
 //! counts, and the report.
 
-mod common;
-
+use crate::common::{link, net};
 use bbsim_engine::time::{NS, US};
 use bbsim_topology::{
     run_traffic, AriesConfig, DragonflyConfig, FatTreeConfig, LinkParams, NetModel, NetworkConfig,
     Pattern, Routing, TopologyConfig, TorusConfig, TrafficConfig, TrafficReport,
 };
-use common::{link, net};
 
 fn fat_tree(levels: u8, radix: u32, terminals: u32, taper: u32) -> TopologyConfig {
     TopologyConfig::FatTree(FatTreeConfig {

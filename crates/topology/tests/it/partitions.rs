@@ -2,12 +2,10 @@
 //! event crosses clusters, and the results (delivered messages with their times, hops and
 //! payloads) stay identical to the sequential reference for every thread count.
 
-mod common;
-
+use crate::common::{build_partitioned, fat_tree_16, link, net, run, Msg};
 use bbsim_engine::time::NS;
 use bbsim_engine::{PartitionSpec, Rng};
 use bbsim_topology::{AriesConfig, Network, Routing, TopologyConfig, TorusConfig};
-use common::{build_partitioned, fat_tree_16, link, net, run, Msg};
 
 fn scripts(net: &Network, per_host: u64, seed: u64) -> Vec<Vec<Msg>> {
     let n = net.topology().compute_terminals().end;

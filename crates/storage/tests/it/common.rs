@@ -1,5 +1,4 @@
 //! Shared helpers for the integration tests.
-#![allow(dead_code)]
 
 use bbsim_engine::time::US;
 use bbsim_engine::{run_with_threads, LpId, SimConfig, Simulation};

@@ -3,8 +3,7 @@
 
 use std::path::Path;
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn f(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))

@@ -1,8 +1,7 @@
 //! Burst-buffer servers, PFS, drain, capacity, placement and determinism, assembled with the
 //! standalone harness. The conservation identity is checked in every test.
 
-mod common;
-
+use crate::common::*;
 use bbsim_engine::time::{MS, US};
 use bbsim_engine::LpId;
 use bbsim_engine::Simulation;
@@ -17,7 +16,6 @@ use bbsim_storage::standalone::{
 };
 use bbsim_storage::units::{transfer_ps, MIB};
 use bbsim_storage::{BbServerConfig, StagingConfig};
-use common::*;
 
 const GBS: u64 = 1_000_000_000;
 

@@ -1,15 +1,13 @@
 //! Topology construction: counts, diameter and bisection against closed forms, hop distances,
 //! extra-terminal placement, the reference systems, and configuration errors.
 
-mod common;
-
+use crate::common::link;
 use bbsim_engine::time::NS;
 use bbsim_topology::metrics::max_flow;
 use bbsim_topology::{
     AriesConfig, DragonflyConfig, ExtraTerminals, FatTreeConfig, LinkClass, LinkParams,
     NetworkConfig, Placement, Routing, Topology, TopologyConfig, TorusConfig,
 };
-use common::link;
 
 fn fat_tree(levels: u8, radix: u32, terminals: u32, taper: u32) -> TopologyConfig {
     TopologyConfig::FatTree(FatTreeConfig {

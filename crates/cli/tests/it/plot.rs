@@ -1,7 +1,6 @@
 //! `bbsim plot`: bar charts from a CSV and per-rank timelines from a run directory.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// `bbsim plot bars CSV --value VALUE --label LABEL EXTRA... --out SVG` arguments.
 fn bars_args<'a>(

@@ -8,8 +8,7 @@
 //! one device request per server request and fewer engine events; unit placement, drain,
 //! eviction and stage-in; and the configuration errors.
 
-mod common;
-
+use crate::common::*;
 use bbsim_engine::time::US;
 use bbsim_engine::{run_with_threads, LpId, RunStats, SimConfig, Simulation};
 use bbsim_storage::drain::DrainPolicy;
@@ -17,7 +16,6 @@ use bbsim_storage::ssd::{FtlConfig, SizeBin};
 use bbsim_storage::standalone::{ClientOp, Conservation, HarnessEvent, HarnessLp, Scenario};
 use bbsim_storage::units::{transfer_ps, KIB};
 use bbsim_storage::{BbServer, BbServerConfig, DeviceStats, Endpoint, IoOp, SsdModel};
-use common::*;
 
 const UNIT: u64 = 128 * KIB;
 /// 128 KiB at 1.024 GB/s is 128 µs, at 4 × 1.024 GB/s 32 µs: both whole picoseconds, so the

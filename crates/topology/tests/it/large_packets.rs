@@ -2,8 +2,7 @@
 //! many senders share a receiver link at its full bandwidth, buffers holding more than 4 GiB
 //! are counted without overflow, and `packet_size` is validated against 1 B ..= 64 MiB.
 
-mod common;
-
+use crate::common::{self, build, link, message_serialisation, net, run, Lp, Msg};
 use bbsim_engine::time::{NS, SEC};
 use bbsim_engine::Time;
 use bbsim_topology::link::serialisation;
@@ -11,7 +10,6 @@ use bbsim_topology::{
     DragonflyConfig, FatTreeConfig, LinkParams, Network, NetworkConfig, Routing, TopologyConfig,
     TorusConfig, MAX_HEADER_BYTES, MAX_PACKET_SIZE,
 };
-use common::{build, link, message_serialisation, net, run, Lp, Msg};
 
 const D: Time = 90 * NS;
 const L: Time = 100 * NS;
@@ -37,7 +35,7 @@ fn net_with(topology: TopologyConfig, routing: Routing, packet: u64) -> Network 
     c.build().expect("builds")
 }
 
-/// The zero-load closed form of `tests/zero_load.rs` (latency = hops x (L + D) + L + the
+/// The zero-load closed form of `zero_load` (latency = hops x (L + D) + L + the
 /// message's serialisation) on `net`, after checking each pair's hop count.
 fn check_zero_load(net: &Network, pairs: &[(u32, u32, u32)], sizes: &[u64]) {
     for &(src, dst, hops) in pairs {

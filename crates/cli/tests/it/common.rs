@@ -1,5 +1,4 @@
 //! Helpers shared by the end-to-end test files: run the `bbsim` binary on fixtures.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,8 +1,7 @@
 //! Zero-load latency equals the closed form exactly, payloads arrive intact, a single flow
 //! runs at the link bandwidth, and adaptive fat-tree routing spreads ties at random.
 
-mod common;
-
+use crate::common::{self, build, fat_tree_16, link, net, run, Lp, Msg};
 use bbsim_engine::time::{NS, US};
 use bbsim_engine::Time;
 use bbsim_topology::link::serialisation;
@@ -10,7 +9,6 @@ use bbsim_topology::{
     AriesConfig, DragonflyConfig, FatTreeConfig, LinkParams, Network, Routing, TopologyConfig,
     TorusConfig,
 };
-use common::{build, fat_tree_16, link, net, run, Lp, Msg};
 
 const D: Time = 90 * NS;
 const L: Time = 100 * NS;

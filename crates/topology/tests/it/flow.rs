@@ -5,13 +5,11 @@
 //! (closed forms of processor sharing); a sender's next packet waits for its previous one; the
 //! fabric drains and keeps the link statistics; results are identical for any thread count.
 
-mod common;
-
+use crate::common::{self, build, net, run, sample_topologies, Lp, Msg};
 use bbsim_engine::time::{NS, US};
 use bbsim_engine::Time;
 use bbsim_topology::link::serialisation;
 use bbsim_topology::{NetModel, Network, Routing, TopologyConfig};
-use common::{build, net, run, sample_topologies, Lp, Msg};
 
 const BW: u64 = 12_500_000_000;
 

@@ -7,8 +7,7 @@
 //! SSD, so that a request's run becomes one batched device request: the layout, closed forms
 //! per SSD, and what chunking leaves unchanged (operations, bytes, capacity, wear).
 
-mod common;
-
+use crate::common::*;
 use bbsim_engine::time::US;
 use bbsim_engine::{run_with_threads, RunStats, SimConfig, Simulation};
 use bbsim_storage::capacity::FullPolicy;
@@ -17,7 +16,6 @@ use bbsim_storage::ssd::{FtlConfig, FtlCounters, Precondition};
 use bbsim_storage::standalone::{ClientOp, Conservation, HarnessEvent, HarnessLp, Scenario};
 use bbsim_storage::units::{transfer_ps, KIB};
 use bbsim_storage::{BbServerConfig, DeviceStats, IoOp, StagingConfig};
-use common::*;
 
 const UNIT: u64 = 128 * KIB;
 const WRITE_BW: u64 = 1_389_000_000; // 128 KiB takes 94,364,290.85 ps: rounding shows

@@ -3,13 +3,11 @@
 //! messages still travel as packets; bypassed runs are identical for any thread count; a
 //! message header rides in the first packet instead of a packet of its own.
 
-mod common;
-
+use crate::common::{self, build_with, fat_tree_16, link, net, run, Lp, Msg};
 use bbsim_engine::time::{NS, US};
 use bbsim_engine::{PartitionSpec, Time};
 use bbsim_topology::link::serialisation;
 use bbsim_topology::{FatTreeConfig, Network, Routing, TopologyConfig};
-use common::{build_with, fat_tree_16, link, net, run, Lp, Msg};
 
 const D: Time = 90 * NS;
 const L: Time = 100 * NS;
