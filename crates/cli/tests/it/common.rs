@@ -1,0 +1,91 @@
+//! Helpers shared by the end-to-end test files: run the `bbsim` binary on fixtures.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bbsim"))
+}
+
+pub fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("bbsim-e2e-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+pub fn run_ok(args: &[&str]) -> Output {
+    let out = bin().args(args).output().expect("bbsim starts");
+    assert!(
+        out.status.success(),
+        "bbsim {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+pub fn run_err(args: &[&str]) -> String {
+    let out = bin().args(args).output().expect("bbsim starts");
+    assert!(!out.status.success(), "bbsim {args:?} should have failed");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!err.contains("panicked"), "bbsim {args:?} panicked: {err}");
+    err
+}
+
+pub fn read_json(p: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(p).expect("summary.json exists"))
+        .expect("valid JSON")
+}
+
+pub fn run_scenario(scn: &Path, out: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "run",
+        scn.to_str().expect("utf-8 path"),
+        "--quiet",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ];
+    args.extend_from_slice(extra);
+    run_ok(&args);
+    read_json(&out.join("summary.json"))
+}
+
+/// Each job's node per rank (in rank order), from a run's `ranks.csv`.
+pub fn rank_nodes(out: &Path) -> std::collections::BTreeMap<String, Vec<u32>> {
+    let text = std::fs::read_to_string(out.join("ranks.csv")).expect("ranks.csv");
+    let mut jobs = std::collections::BTreeMap::<String, Vec<u32>>::new();
+    for l in text.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        jobs.entry(f[0].to_string())
+            .or_default()
+            .push(f[2].parse().expect("node"));
+    }
+    jobs
+}
+
+/// The `count` nodes of `0..total` not in `busy` nearest in id to a node of `anchors` (ties to
+/// the lower id), sorted: what `allocation = "next-to"` should give.
+pub fn nearest_free(anchors: &[u32], busy: &[u32], total: u32, count: usize) -> Vec<u32> {
+    let mut free: Vec<(u32, u32)> = (0..total)
+        .filter(|n| !busy.contains(n) && !anchors.contains(n))
+        .map(|n| {
+            (
+                anchors
+                    .iter()
+                    .map(|a| a.abs_diff(n))
+                    .min()
+                    .expect("anchors"),
+                n,
+            )
+        })
+        .collect();
+    free.sort_unstable();
+    let mut out: Vec<u32> = free[..count].iter().map(|&(_, n)| n).collect();
+    out.sort_unstable();
+    out
+}

@@ -1,0 +1,16 @@
+//! End-to-end tests of the `bbsim` binary and the scripts around it, in one test binary: each
+//! module runs `bbsim` (`CARGO_BIN_EXE_bbsim`) on the fixtures in `tests/data/` or on the
+//! scenarios in `scenarios/`.
+
+mod common;
+
+mod allocation;
+mod cli;
+mod paired_run;
+mod phases;
+#[cfg(unix)]
+mod pipes;
+mod plot;
+mod study;
+mod trains;
+mod workflows;

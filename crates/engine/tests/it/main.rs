@@ -1,0 +1,3 @@
+//! Integration tests of the PDES engine, in one test binary.
+
+mod determinism;

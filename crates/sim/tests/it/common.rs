@@ -1,0 +1,64 @@
+//! Helpers shared by the test modules: the shipped scenarios, scratch files, runs through
+//! `load_scenario`, `run` and `render`.
+
+use bbsim_sim::report::Rendered;
+use bbsim_sim::run::{load_scenario, Loaded};
+use std::path::{Path, PathBuf};
+
+/// A scenario shipped in the repository's `scenarios/` folder.
+pub fn scenario(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios")
+        .join(name)
+}
+
+/// Overrides that shrink the quickstart to a few MiB per rank (a run of well under a second
+/// in the dev profile), plus `extra`.
+pub fn small_quickstart(extra: &[&str]) -> Vec<String> {
+    [
+        "jobs.0.ranks=12",
+        "jobs.0.block_size=2MiB",
+        "jobs.1.ranks=12",
+        "jobs.1.bytes_per_rank=2MiB",
+        "jobs.1.checkpoints=1",
+    ]
+    .iter()
+    .chain(extra)
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// A fresh scratch directory for one test, unique to this process.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("bbsim-sim-it-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch directory");
+    d
+}
+
+/// Loads `path` with `overrides`, panicking with the diagnostic if it is invalid.
+pub fn load(path: &Path, overrides: &[String]) -> Loaded {
+    load_scenario(path, overrides).unwrap_or_else(|d| panic!("{d}"))
+}
+
+/// Runs a loaded scenario on `threads` threads and renders its outputs.
+pub fn run(loaded: &Loaded, threads: usize) -> Rendered {
+    let finished = loaded
+        .run(threads, |_| {})
+        .unwrap_or_else(|e| panic!("run on {threads} threads: {e}"));
+    loaded.render(&finished)
+}
+
+/// One rendered file's contents.
+pub fn file<'a>(r: &'a Rendered, name: &str) -> &'a [u8] {
+    r.files
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, b)| b.as_slice())
+        .unwrap_or_else(|| panic!("no {name} among the outputs"))
+}
+
+/// `summary.json`, parsed.
+pub fn summary(r: &Rendered) -> serde_json::Value {
+    serde_json::from_slice(file(r, "summary.json")).expect("summary.json is JSON")
+}

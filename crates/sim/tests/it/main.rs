@@ -1,0 +1,6 @@
+//! Integration tests of the `bbsim-sim` library API: load a scenario with `--set` overrides,
+//! run it, render its outputs; no `bbsim` binary involved.
+
+mod common;
+mod diagnostics;
+mod quickstart;

@@ -1,0 +1,86 @@
+//! The quickstart scenario through the library: it loads with its machine and jobs, runs, and
+//! renders the same outputs for any thread count; `--set` overrides change the result.
+
+use crate::common::{file, load, run, scenario, small_quickstart, summary};
+
+#[test]
+fn quickstart_loads_with_its_machine_and_jobs() {
+    let loaded = load(&scenario("quickstart.toml"), &[]);
+    assert_eq!(loaded.job_names(), ["ior", "checkpoint"]);
+    let m = loaded.machine_summary();
+    // 8-port switches in three levels: 128 compute nodes, one BB server per edge switch.
+    assert_eq!(m.compute_nodes, 128);
+    assert_eq!(m.placement, "grouped");
+    assert_eq!(m.bb_servers, 32);
+    assert_eq!(m.bb_ssds, 64);
+}
+
+#[test]
+fn quickstart_outputs_are_identical_for_one_to_four_threads() {
+    let loaded = load(&scenario("quickstart.toml"), &small_quickstart(&[]));
+    let reference = run(&loaded, 1);
+    let names: Vec<&str> = reference.files.iter().map(|(n, _)| *n).collect();
+    for f in ["timeline.csv", "ranks.csv", "summary.json"] {
+        assert!(names.contains(&f), "{f} missing from {names:?}");
+    }
+    let without_run = |r: &bbsim_sim::report::Rendered| {
+        let mut s = summary(r);
+        s.as_object_mut()
+            .expect("summary is an object")
+            .remove("run");
+        s
+    };
+    let ref_summary = without_run(&reference);
+    for threads in 2..=4 {
+        let r = run(&loaded, threads);
+        assert_eq!(summary(&r)["run"]["threads"], threads);
+        assert_eq!(r.digest, reference.digest, "digest at {threads} threads");
+        assert_eq!(
+            r.files.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+            names,
+            "the files written at {threads} threads"
+        );
+        for &name in names.iter().filter(|&&n| n != "summary.json") {
+            assert!(
+                file(&r, name) == file(&reference, name),
+                "{name} differs between 1 and {threads} threads"
+            );
+        }
+        // summary.json differs only in its `run` block (wall time, threads).
+        assert_eq!(without_run(&r), ref_summary, "summary at {threads} threads");
+    }
+}
+
+#[test]
+fn set_override_changes_the_result() {
+    let path = scenario("quickstart.toml");
+    let base = run(&load(&path, &small_quickstart(&[])), 1);
+    let slow = run(
+        &load(
+            &path,
+            &small_quickstart(&["burst_buffer.ssd.write_bandwidth=350MB/s"]),
+        ),
+        1,
+    );
+    assert_ne!(base.digest, slow.digest);
+    let (b, s) = (summary(&base), summary(&slow));
+    // The override is echoed in the scenario block.
+    assert_eq!(
+        s["scenario"]["burst_buffer"]["ssd"]["write_bandwidth"], "350MB/s",
+        "{}",
+        s["scenario"]["burst_buffer"]["ssd"]
+    );
+    for j in 0..2 {
+        let (bj, sj) = (&b["jobs"][j], &s["jobs"][j]);
+        assert_eq!(bj["bytes_written"], sj["bytes_written"], "{}", bj["name"]);
+        let (tb, ts) = (
+            bj["time_in_io_max_s"].as_f64().expect("time in I/O"),
+            sj["time_in_io_max_s"].as_f64().expect("time in I/O"),
+        );
+        assert!(
+            ts > tb,
+            "{}: a quarter of the SSD write bandwidth gives {ts} s in I/O, not more than {tb} s",
+            bj["name"]
+        );
+    }
+}

@@ -1,0 +1,15 @@
+//! Integration tests of the topologies and network models, in one test binary; `common` holds
+//! the test model (routers or a fabric plus scripted hosts) they share.
+
+mod common;
+
+mod arbitration;
+mod bypass;
+mod flow;
+mod large_packets;
+mod nic_events;
+mod partitions;
+mod path;
+mod topologies;
+mod traffic;
+mod zero_load;
