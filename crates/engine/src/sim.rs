@@ -82,7 +82,7 @@ impl<'a> Channels<'a> {
         if dc != src_cluster {
             let (fc, tc) = (self.classes[src.index()], self.classes[ev.dst.index()]);
             let required = self.table.get(fc, tc);
-            if !required.is_some_and(|r| ev.time() - now >= r) {
+            if required.is_none_or(|r| ev.time() - now < r) {
                 return Err(self.violation(src, now, ev, required));
             }
         }

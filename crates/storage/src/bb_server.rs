@@ -659,7 +659,7 @@ impl BbServer {
         let bytes = units.saturating_mul(self.cfg.unit);
         let room = units <= self.free_units
             && self.ledger.used().saturating_add(bytes) <= self.ledger.total()
-            && self.ledger.smallest_limit().map_or(true, |l| bytes <= l);
+            && self.ledger.smallest_limit().is_none_or(|l| bytes <= l);
         let never = self.cfg.drain.policy == DrainPolicy::None
             && self.units.is_empty()
             && self.stage_queue.is_empty();

@@ -102,7 +102,7 @@ impl CapacityLedger {
             return false;
         }
         let u = self.allocs.get(&alloc).copied().unwrap_or_default();
-        u.limit.map_or(true, |l| u.used.saturating_add(bytes) <= l)
+        u.limit.is_none_or(|l| u.used.saturating_add(bytes) <= l)
     }
 
     /// Takes `bytes` for `alloc` (callers check [`CapacityLedger::fits`] first).

@@ -229,15 +229,15 @@ pub(crate) fn build(
     for (idx, extra) in extras.iter().enumerate() {
         match &extra.placement {
             Placement::Dedicated { routers, .. } => {
-                reserved.extend(std::iter::repeat(Some(idx)).take(*routers as usize));
+                reserved.extend(std::iter::repeat_n(Some(idx), *routers as usize));
             }
             Placement::DedicatedGroups { groups, .. } if cfg.levels == 3 => {
                 let pad = (half - reserved.len() as u32 % half) % half;
-                reserved.extend(std::iter::repeat(None).take(pad as usize));
-                reserved.extend(std::iter::repeat(Some(idx)).take((*groups * half) as usize));
+                reserved.extend(std::iter::repeat_n(None, pad as usize));
+                reserved.extend(std::iter::repeat_n(Some(idx), (*groups * half) as usize));
             }
             Placement::DedicatedGroups { groups, .. } => {
-                reserved.extend(std::iter::repeat(Some(idx)).take(*groups as usize));
+                reserved.extend(std::iter::repeat_n(Some(idx), *groups as usize));
             }
             _ => {}
         }

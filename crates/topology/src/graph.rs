@@ -131,7 +131,7 @@ impl Builder {
     pub(crate) fn reserve(&mut self, r: u32, n: u32) -> u16 {
         let v = &mut self.ports[r as usize];
         let first = v.len() as u16;
-        v.extend(std::iter::repeat(UNUSED).take(n as usize));
+        v.extend(std::iter::repeat_n(UNUSED, n as usize));
         first
     }
 

@@ -269,7 +269,7 @@ impl<P> Router<P> {
                 } else {
                     0
                 };
-                std::iter::repeat(c).take(vcs as usize)
+                std::iter::repeat_n(c, vcs as usize)
             })
             .collect();
         let cluster = topo.router_cluster(id);
@@ -523,7 +523,7 @@ impl<P> Router<P> {
             while m != 0 {
                 let idx = w * 64 + m.trailing_zeros() as usize;
                 let r = self.inputs[idx].request;
-                if credits.map_or(true, |c| c[usize::from(r.vc)] >= r.cost) {
+                if credits.is_none_or(|c| c[usize::from(r.vc)] >= r.cost) {
                     return Some(idx);
                 }
                 m &= m - 1;

@@ -1,7 +1,7 @@
 //! Helpers shared by the test modules: the shipped scenarios, scratch files, runs through
 //! `load_scenario`, `run` and `render`.
 
-use bbsim_sim::report::Rendered;
+use bbsim_sim::output::Rendered;
 use bbsim_sim::run::{load_scenario, Loaded};
 use std::path::{Path, PathBuf};
 

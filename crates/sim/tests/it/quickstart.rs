@@ -23,7 +23,7 @@ fn quickstart_outputs_are_identical_for_one_to_four_threads() {
     for f in ["timeline.csv", "ranks.csv", "summary.json"] {
         assert!(names.contains(&f), "{f} missing from {names:?}");
     }
-    let without_run = |r: &bbsim_sim::report::Rendered| {
+    let without_run = |r: &bbsim_sim::output::Rendered| {
         let mut s = summary(r);
         s.as_object_mut()
             .expect("summary is an object")
