@@ -99,48 +99,6 @@ pub fn default_out(path: &Path, builtin: bool, name: &str) -> PathBuf {
     dir.join(format!("{safe}-out"))
 }
 
-/// A lower bound of the simulated end time, for the progress bar: the longest rank's start
-/// plus its compute time, or all bytes moved at the machine's aggregate storage bandwidth,
-/// whichever is later.
-fn estimated_end(l: &Loaded) -> Time {
-    if let Some(e) = l.scenario.simulation.end_time {
-        return e.0;
-    }
-    let compute = l
-        .design
-        .workload
-        .jobs
-        .iter()
-        .map(|j| {
-            let per_rank = (0..j.ops.num_ranks())
-                .map(|r| j.rank_totals(r).compute_ps)
-                .max()
-                .unwrap_or(0);
-            j.start_ps + per_rank
-        })
-        .max()
-        .unwrap_or(0);
-    let m = l.machine_summary();
-    let bytes: u64 = l
-        .design
-        .workload
-        .jobs
-        .iter()
-        .map(|j| {
-            let t = j.totals();
-            t.bytes_written + t.bytes_read
-        })
-        .sum();
-    let bandwidth = if m.bb_write_bandwidth > 0 {
-        m.bb_write_bandwidth
-    } else {
-        m.pfs_bandwidth
-    }
-    .max(1);
-    let io = (bytes as f64 / bandwidth as f64 * 1e12) as Time;
-    compute.max(io).max(1)
-}
-
 /// The progress bar of a run: a bar towards the estimated end, with simulated time and
 /// events per second.
 fn progress_bar() -> ProgressBar {
@@ -190,7 +148,7 @@ pub fn run_loaded(
     out: &Path,
     bar: bool,
 ) -> Result<(Vec<PathBuf>, String, Finished), String> {
-    let est = estimated_end(l);
+    let est = l.estimated_end();
     let progress_bar = bar.then(progress_bar);
     let mut watcher = None;
     let stop = Arc::new(AtomicBool::new(false));

@@ -11,7 +11,7 @@ use crate::output::{reduce, render, Rendered, Results};
 use crate::scenario::Scenario;
 use bbsim_engine::{
     run_with_threads, EngineError, PendingKind, Progress, RunStats, Sequential, Simulation,
-    StopReason,
+    StopReason, Time,
 };
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -108,6 +108,48 @@ impl Loaded {
             .iter()
             .map(|j| j.name.clone())
             .collect()
+    }
+
+    /// A lower bound of the simulated end time, for the progress bar: the longest rank's start
+    /// plus its compute time, or all bytes moved at the machine's aggregate storage bandwidth,
+    /// whichever is later.
+    pub fn estimated_end(&self) -> Time {
+        if let Some(e) = self.scenario.simulation.end_time {
+            return e.0;
+        }
+        let compute = self
+            .design
+            .workload
+            .jobs
+            .iter()
+            .map(|j| {
+                let per_rank = (0..j.ops.num_ranks())
+                    .map(|r| j.rank_totals(r).compute_ps)
+                    .max()
+                    .unwrap_or(0);
+                j.start_ps + per_rank
+            })
+            .max()
+            .unwrap_or(0);
+        let m = self.machine_summary();
+        let bytes: u64 = self
+            .design
+            .workload
+            .jobs
+            .iter()
+            .map(|j| {
+                let t = j.totals();
+                t.bytes_written + t.bytes_read
+            })
+            .sum();
+        let bandwidth = if m.bb_write_bandwidth > 0 {
+            m.bb_write_bandwidth
+        } else {
+            m.pfs_bandwidth
+        }
+        .max(1);
+        let io = (bytes as f64 / bandwidth as f64 * 1e12) as Time;
+        compute.max(io).max(1)
     }
 
     /// Runs on `threads` threads. `watch` receives the live progress handle before the run
