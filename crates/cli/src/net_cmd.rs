@@ -26,9 +26,7 @@ pub struct NetArgs {
 
 /// `bbsim net`.
 pub fn run(a: &NetArgs) -> Result<(), String> {
-    if a.threads == 0 {
-        return Err("--threads must be at least 1".into());
-    }
+    bbsim_engine::check_threads(a.threads).map_err(|why| format!("--threads {why}"))?;
     let (path, _) = scenario_path(&a.scenario)?;
     let (s, map): (Scenario, _) = load(&path, &a.set).map_err(|d| d.to_string())?;
     let machine = build_machine(&s, &map).map_err(|d| d.to_string())?;

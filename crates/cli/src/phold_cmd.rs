@@ -79,9 +79,7 @@ pub fn run(a: &PholdArgs) -> Result<(), String> {
         seed: a.seed,
     };
     params.validate()?;
-    if a.threads == 0 {
-        return Err("--threads must be at least 1".into());
-    }
+    bbsim_engine::check_threads(a.threads).map_err(|why| format!("--threads {why}"))?;
     if a.clusters == 0 {
         return Err("--clusters must be at least 1".into());
     }

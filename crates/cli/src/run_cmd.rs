@@ -190,9 +190,7 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
     let (path, builtin) = scenario_path(&a.scenario)?;
     let loaded = load_scenario(&path, &a.set).map_err(|d| d.to_string())?;
     let threads = a.threads.unwrap_or(loaded.scenario.simulation.threads);
-    if threads == 0 {
-        return Err("--threads must be at least 1".into());
-    }
+    bbsim_engine::check_threads(threads).map_err(|why| format!("--threads {why}"))?;
     let out = a
         .out
         .clone()

@@ -59,6 +59,9 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     if a.jobs == 0 {
         return Err("--jobs must be at least 1".into());
     }
+    if let Some(t) = a.threads {
+        bbsim_engine::check_threads(t).map_err(|why| format!("--threads {why}"))?;
+    }
     let vars: Vec<(String, Vec<String>)> = a
         .vary
         .iter()
@@ -160,7 +163,7 @@ fn run_all(
 /// Runs combination `i` of `plan` into its directory under `out`.
 fn run_one(a: &SweepArgs, plan: &SweepPlan, i: usize, l: &Loaded, out: &Path) -> SweepRun {
     let dir = plan.dir_name(i);
-    let threads = a.threads.unwrap_or(l.scenario.simulation.threads).max(1);
+    let threads = a.threads.unwrap_or(l.scenario.simulation.threads);
     let started = std::time::Instant::now();
     let outcome = run_loaded(l, threads, &out.join(&dir), false).map(|(_, _, f)| RunFigures {
         results: f.results,

@@ -41,6 +41,34 @@ pub use sim::{Executor, SimConfig, Simulation};
 pub use stats::{Progress, RunStats, StopReason, ThreadStats};
 pub use time::Time;
 
+/// Worker threads per core that a run may ask for: more only adds scheduling cost.
+pub const THREADS_PER_CORE: usize = 4;
+
+/// The most worker threads a run may use on this machine: [`THREADS_PER_CORE`] per core the
+/// operating system reports, and never fewer than 4 (so the determinism checks over 1-4
+/// threads run everywhere).
+pub fn thread_limit() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .saturating_mul(THREADS_PER_CORE)
+        .max(4)
+}
+
+/// Checks a thread count against `1..=`[`thread_limit`]; the error says what was expected.
+pub fn check_threads(threads: usize) -> Result<(), String> {
+    let limit = thread_limit();
+    if threads == 0 {
+        return Err("must be at least 1".into());
+    }
+    if threads > limit {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        return Err(format!(
+            "must be at most {limit} on this machine ({THREADS_PER_CORE} per core, {cores} cores), got {threads}"
+        ));
+    }
+    Ok(())
+}
+
 /// Runs `sim` with the executor suited to `threads`: the sequential reference executor for one
 /// thread, the parallel executor otherwise.
 pub fn run_with_threads<L: LogicalProcess>(

@@ -1215,3 +1215,43 @@ fn stage_in_delays_the_job_and_fills_its_bb_servers() {
     );
     let _ = std::fs::remove_dir_all(out);
 }
+
+/// Thread counts are checked before any work: zero, or more than the machine can use (four
+/// per core), is an error naming the flag or key and the limit, never a panic spawning
+/// threads.
+#[test]
+fn thread_counts_beyond_the_machine_are_refused_before_any_work() {
+    let scenario = data("tiny-phases.toml");
+    let scenario = scenario.to_str().expect("utf-8 path");
+    for args in [
+        &["run", scenario, "--threads", "100000"][..],
+        &["run", scenario, "--threads", "4000000000"],
+        &["validate", scenario, "--set", "simulation.threads=100000"],
+        &["net", "--threads", "100000"],
+        &["phold", "--threads", "100000"],
+        &[
+            "sweep",
+            scenario,
+            "--vary",
+            "simulation.seed=1,2",
+            "--threads",
+            "0",
+        ],
+        &[
+            "sweep",
+            scenario,
+            "--vary",
+            "simulation.seed=1,2",
+            "--threads",
+            "100000",
+        ],
+    ] {
+        let err = run_err(args);
+        assert!(
+            err.contains("threads") && (err.contains("at most") || err.contains("at least 1")),
+            "bbsim {args:?}: {err}"
+        );
+    }
+    let err = run_err(&["run", scenario, "--threads", "100000"]);
+    assert!(err.contains("per core"), "{err}");
+}

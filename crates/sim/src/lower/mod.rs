@@ -40,10 +40,11 @@ pub struct Design {
     pub jobs: JobLayout,
 }
 
-/// Checks the run settings that no model reads: threads and the phase gap of the outputs.
+/// Checks the run settings that no model reads: threads (1 to [`bbsim_engine::thread_limit`])
+/// and the phase gap of the outputs.
 fn check_run_settings(s: &Scenario, map: &SourceMap) -> Result<(), Diagnostic> {
-    if s.simulation.threads == 0 {
-        return Err(map.error_at("simulation.threads", "must be at least 1"));
+    if let Err(why) = bbsim_engine::check_threads(s.simulation.threads) {
+        return Err(map.error_at("simulation.threads", why));
     }
     if s.outputs.phase_gap.get() == 0 {
         return Err(map.error_at(
