@@ -8,6 +8,11 @@
 # summary.json is compared with its wall-clock fields removed, since those differ from run to
 # run. `bbsim validate --json` is compared too. Exit 0 when everything is identical, 1 when
 # something differs (the differing files are named), 2 on usage errors.
+#
+# COMPARE_RENAMES='old=new,...' compares after renaming, in the old build's files, quoted or
+# labelled names that the new build spells differently (for example
+# COMPARE_RENAMES='edgeagg=edge-agg,nodelocal=node-local'); summary.json's results_digest,
+# which covers those names, is then left out of the comparison.
 set -uo pipefail
 die() { echo "compare-outputs: $*" >&2; exit 2; }
 [[ $# -ge 2 ]] || die "usage: $0 OLD_BBSIM NEW_BBSIM [SCENARIO.toml ...]"
@@ -32,8 +37,18 @@ else
     done
 fi
 
-# Strips the fields that measure the host, not the model.
-strip() { grep -v -E '"(wall|wall_time|wall_seconds|elapsed|events_per_second|threads_used)[a-z_]*":' "$1"; }
+# Strips the fields that measure the host, not the model (and, with renames, the digest).
+HOST_FIELDS='wall|wall_time|wall_seconds|elapsed|events_per_second|threads_used'
+[[ -n ${COMPARE_RENAMES:-} ]] && HOST_FIELDS="$HOST_FIELDS|results_digest"
+strip() { grep -v -E "\"($HOST_FIELDS)[a-z_]*\":" "$1"; }
+# The old build's file with COMPARE_RENAMES applied to whole names ("x" or ": x" labels).
+SED_RENAMES=()
+IFS=',' read -r -a PAIRS <<<"${COMPARE_RENAMES:-}"
+for pair in "${PAIRS[@]}"; do
+    [[ $pair == *=* ]] || die "COMPARE_RENAMES: expected old=new, got '$pair'"
+    SED_RENAMES+=(-e "s/\"${pair%%=*}\"/\"${pair#*=}\"/g" -e "s/: ${pair%%=*}</: ${pair#*=}</g")
+done
+renamed() { if [[ ${#SED_RENAMES[@]} -gt 0 ]]; then sed "${SED_RENAMES[@]}" "$1"; else cat "$1"; fi; }
 
 status=0
 for c in "${CASES[@]}"; do
@@ -48,16 +63,16 @@ for c in "${CASES[@]}"; do
     done
     diffs=()
     cmp -s "$WORK/old-$name.rc" "$WORK/new-$name.rc" || diffs+=("exit status")
-    cmp -s "$WORK/old-$name.validate" "$WORK/new-$name.validate" || diffs+=("validate --json")
+    cmp -s <(renamed "$WORK/old-$name.validate") "$WORK/new-$name.validate" || diffs+=("validate --json")
     if [[ -d $WORK/old/$name || -d $WORK/new/$name ]]; then
         files=$( (cd "$WORK/old/$name" 2>/dev/null && ls; cd "$WORK/new/$name" 2>/dev/null && ls) | sort -u)
         for f in $files; do
             a=$WORK/old/$name/$f b=$WORK/new/$name/$f
             if [[ ! -f $a || ! -f $b ]]; then diffs+=("$f (missing on one side)"); continue; fi
             if [[ $f == summary.json ]]; then
-                cmp -s <(strip "$a") <(strip "$b") || diffs+=("$f")
+                cmp -s <(renamed "$a" >"$WORK/renamed" && strip "$WORK/renamed") <(strip "$b") || diffs+=("$f")
             else
-                cmp -s "$a" "$b" || diffs+=("$f")
+                cmp -s <(renamed "$a") "$b" || diffs+=("$f")
             fi
         done
     fi

@@ -126,22 +126,25 @@ fn check_run_keys(s: &Scenario, map: &SourceMap) -> Result<(), Diagnostic> {
     Ok(())
 }
 
+/// Routers and links of the machine without its BB servers (for the cost of what the
+/// placement adds): the compute network's, plus one terminal link per PFS I/O node (I/O nodes
+/// attach to routers that already exist).
+fn base_counts(compute: &Network, io_nodes: u32) -> (u32, u64) {
+    let topo = compute.topology();
+    let links = topo.wiring().router_links() + u64::from(topo.terminals()) + u64::from(io_nodes);
+    (compute.routers(), links)
+}
+
 /// Builds and validates the machine of a scenario.
 pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnostic> {
     let compute = compute_network(s, map)?;
     let bb_extra = bb_servers(s, map, &compute.topology)?;
     check_run_keys(s, map)?;
-    let (io_extra, compute_nodes) = pfs_io_nodes(s, map, &compute)?;
+    let (io_extra, probe) = pfs_io_nodes(s, map, &compute)?;
+    let compute_nodes = probe.terminals();
+    let (base_routers, base_links) = base_counts(&probe, s.pfs.io_nodes);
     let mut cfg = compute;
     model_options(&s.network, map, &mut cfg)?;
-    // The same network without BB servers, for the cost of what the placement adds. Link
-    // counts only: the full summary would also search the base network's diameter.
-    let mut base_cfg = cfg.clone();
-    base_cfg.extras = vec![io_extra.clone()];
-    let base = Network::build(&base_cfg).map_err(|e| net_error(map, e))?;
-    let base_routers = base.routers();
-    let base_links =
-        base.topology().wiring().router_links() + u64::from(base.topology().terminals());
     cfg.extras = bb_extra.into_iter().chain([io_extra]).collect();
     let network = Network::build(&cfg).map_err(|e| net_error(map, e))?;
     let group = |name: &str| -> Vec<u32> {
@@ -198,5 +201,60 @@ impl Machine {
             pfs_io_nodes: self.io_terminals.len() as u32,
             pfs_bandwidth: self.pfs.aggregate_bandwidth,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::load;
+    use crate::lower::placement::pfs_io_nodes;
+    use std::path::Path;
+
+    /// The base counts derived from the compute network equal those of the network built
+    /// with the PFS I/O nodes and without BB servers, on every topology family and placement.
+    #[test]
+    fn base_counts_equal_the_network_without_bb_servers() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/tests/data");
+        let scenarios = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+        let files = [
+            data.join("tiny-fattree.toml"),
+            data.join("tiny-dragonfly.toml"),
+            data.join("tiny-aries.toml"),
+            data.join("tiny-torus.toml"),
+            scenarios.join("quickstart.toml"),
+            scenarios.join("summit-tapered-global.toml"),
+        ];
+        let mut checked = 0;
+        for f in &files {
+            for placement in ["none", "node-local", "grouped", "global"] {
+                let mut sets = vec![format!("burst_buffer.placement={placement}")];
+                if placement == "global" {
+                    sets.push("burst_buffer.servers=4".into());
+                    sets.push("burst_buffer.servers_per_router=2".into());
+                }
+                let Ok((s, map)) = load::<Scenario>(f, &sets) else {
+                    continue;
+                };
+                let Ok(m) = build_machine(&s, &map) else {
+                    continue;
+                };
+                let compute = crate::lower::network::compute_network(&s, &map).unwrap();
+                let (io, _) = pfs_io_nodes(&s, &map, &compute).unwrap();
+                let mut base_cfg = m.network.config().clone();
+                base_cfg.extras = vec![io];
+                let base = Network::build(&base_cfg).unwrap();
+                let links = base.topology().wiring().router_links()
+                    + u64::from(base.topology().terminals());
+                assert_eq!(
+                    (m.base_routers, m.base_links),
+                    (base.routers(), links),
+                    "{} with placement {placement}",
+                    f.display()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 12, "only {checked} machines were checked");
     }
 }

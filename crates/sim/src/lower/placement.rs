@@ -123,12 +123,12 @@ fn global(
 }
 
 /// The PFS I/O nodes (`pfs.io_nodes`), spread evenly over the routers that host compute nodes
-/// of the compute network `compute`. Also returns the number of compute nodes.
+/// of the compute network `compute`. Also returns the compute network itself, built.
 pub fn pfs_io_nodes(
     s: &Scenario,
     map: &SourceMap,
     compute: &NetworkConfig,
-) -> Result<(ExtraTerminals, u32), Diagnostic> {
+) -> Result<(ExtraTerminals, Network), Diagnostic> {
     let io_nodes = s.pfs.io_nodes;
     let probe = Network::build(compute).map_err(|e| net_error(map, e))?;
     let topo = probe.topology();
@@ -151,5 +151,5 @@ pub fn pfs_io_nodes(
         },
         link: None,
     };
-    Ok((extra, probe.terminals()))
+    Ok((extra, probe))
 }
