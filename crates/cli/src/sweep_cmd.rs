@@ -70,6 +70,13 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     if vars.is_empty() {
         return Err("give at least one --vary KEY=V1,V2,...".into());
     }
+    for (i, (key, _)) in vars.iter().enumerate() {
+        if vars[..i].iter().any(|(k, _)| k == key) {
+            return Err(format!(
+                "--vary {key} is given twice: list all its values in one --vary {key}=V1,V2,..."
+            ));
+        }
+    }
     let (path, builtin) = scenario_path(&a.scenario)?;
     // Validate the base scenario first, so a typo fails before any run starts.
     let base = load_scenario(&path, &a.set).map_err(|d| d.to_string())?;

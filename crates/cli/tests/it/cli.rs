@@ -1255,3 +1255,23 @@ fn thread_counts_beyond_the_machine_are_refused_before_any_work() {
     let err = run_err(&["run", scenario, "--threads", "100000"]);
     assert!(err.contains("per core"), "{err}");
 }
+
+/// A key varied twice would run each value of the first list with only the last value of the
+/// second: refused, naming the key.
+#[test]
+fn a_key_varied_twice_is_refused() {
+    let scenario = data("tiny-phases.toml");
+    let scenario = scenario.to_str().expect("utf-8 path");
+    let err = run_err(&[
+        "sweep",
+        scenario,
+        "--vary",
+        "simulation.seed=1,2",
+        "--vary",
+        "simulation.seed=3",
+    ]);
+    assert!(
+        err.contains("--vary simulation.seed is given twice"),
+        "{err}"
+    );
+}

@@ -12,14 +12,36 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 
-/// Splits "1.5 GB/s" into the number and the unit text.
+/// Where the exponent of a number in scientific notation ends ("e30", "E-3", "e+6"), if one
+/// starts at byte `at` of `s`: an `e` or `E`, an optional sign and at least one digit.
+fn exponent_end(s: &str, at: usize) -> Option<usize> {
+    let rest = s.get(at..)?;
+    let mut chars = rest.char_indices();
+    if !matches!(chars.next(), Some((_, 'e' | 'E'))) {
+        return None;
+    }
+    let mut digits = 0;
+    let mut end = at + 1;
+    for (i, c) in chars {
+        match c {
+            '+' | '-' if i == 1 => {}
+            c if c.is_ascii_digit() => digits += 1,
+            _ => break,
+        }
+        end = at + i + 1;
+    }
+    (digits > 0).then_some(end)
+}
+
+/// Splits "1.5 GB/s" (or "2e12B") into the number and the unit text.
 fn split_number(s: &str) -> Result<(f64, &str), String> {
     let s = s.trim();
-    let end = s
+    let mantissa = s
         .char_indices()
         .find(|(_, c)| !(c.is_ascii_digit() || matches!(c, '.' | '_' | '+' | '-')))
         .map(|(i, _)| i)
         .unwrap_or(s.len());
+    let end = exponent_end(s, mantissa).unwrap_or(mantissa);
     let (num, unit) = s.split_at(end);
     let cleaned: String = num.chars().filter(|c| *c != '_').collect();
     if cleaned.is_empty() {
@@ -326,6 +348,24 @@ mod tests {
         assert!(parse_bytes("KB")
             .unwrap_err()
             .contains("does not start with a number"));
+    }
+
+    #[test]
+    fn numbers_in_scientific_notation() {
+        assert_eq!(parse_bytes("2e12B"), Ok(2_000_000_000_000));
+        assert_eq!(parse_bytes("1.5E3 KiB"), Ok(1_536_000));
+        assert_eq!(parse_bandwidth("1e-3GB/s"), Ok(1_000_000));
+        assert_eq!(parse_duration("5e+2ns"), Ok(500_000));
+        // Beyond what a size can hold: said so, not an "unknown unit `e30TB`".
+        let e = parse_bytes("1e30TB").unwrap_err();
+        assert!(e.contains("too large for a size"), "{e}");
+        // An `E` that starts no exponent is still read as a unit.
+        assert!(parse_bytes("1EB")
+            .unwrap_err()
+            .contains("unknown size unit `EB`"));
+        assert!(parse_bytes("3e")
+            .unwrap_err()
+            .contains("unknown size unit `e`"));
     }
 
     #[test]
