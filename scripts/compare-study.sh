@@ -8,12 +8,12 @@
 # setting (alone / with <others> / apart from <others> (same nodes)) and per-operation
 # overhead that the candidate and a reference both hold. Use it to check a new build, a
 # faster network or SSD model, or another packet size against the packet-model runs on record
-# (docs/data/study/: merge the archives first, and add sessions-6-11-figure-c.csv).
+# (docs/data/study/: merge the archives first, and add slices-6-11-figure-c.csv).
 #
 # CANDIDATE and each REFERENCE is either a study output (a directory holding the jobs.csv of
 # scripts/reproduce-study.sh or scripts/merge-study.sh) or a CSV file with the header
 # system,job,setting,placement,op_overhead,phase1_time_in_io_max_s (the form of
-# docs/data/study/sessions-6-11-figure-c.csv). Where several references hold the same run, the
+# docs/data/study/slices-6-11-figure-c.csv). Where several references hold the same run, the
 # one given last wins. A reference value's rounding (half a unit of its last digit: 0.5 ms for
 # the figure CSV's "3.887") is allowed for on top of the tolerance.
 #
@@ -35,7 +35,7 @@ die() {
     exit 1
 }
 
-[ $# -ge 2 ] || die "usage: scripts/compare-study.sh CANDIDATE REFERENCE... (study output directories with a jobs.csv, or CSVs with the columns of docs/data/study/sessions-6-11-figure-c.csv)"
+[ $# -ge 2 ] || die "usage: scripts/compare-study.sh CANDIDATE REFERENCE... (study output directories with a jobs.csv, or CSVs with the columns of docs/data/study/slices-6-11-figure-c.csv)"
 TOL=${COMPARE_TOLERANCE:-}
 if [ -n "$TOL" ]; then
     echo "$TOL" | grep -Eq '^[0-9]+(\.[0-9]+)?$' ||

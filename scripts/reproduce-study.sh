@@ -30,7 +30,7 @@
 #   STUDY_JOBS=N               runs at the same time within a sweep (default 1). Memory: at
 #                              full scale a run holds about 30-46 bytes per 128 KiB unit
 #                              written (GTC alone on a global BB: 1.8 GB measured, 2.4 GB
-#                              before session 18 dropped the unused drain queue; GTC+S3D+HACC
+#                              with an unused drain queue, before servers kept it only where something can drain; GTC+S3D+HACC
 #                              3.2 GB, 4.4 GB before; docs/performance.md), so 2 at once
 #                              should fit a 16 GB laptop
 #   STUDY_PACKET_SIZE=size     network packet size (default 64KiB, docs/study.md; 4MiB with
@@ -69,7 +69,7 @@
 #                              is gigabytes of small blocks touched at random, and 4 KiB pages
 #                              make it TLB-bound: 7-11 % less CPU time at a few hundred MB,
 #                              19-23 % on GTC at full scale, a little more memory, identical
-#                              outputs (docs/performance.md, "Session 17")
+#                              outputs (docs/performance.md, "Huge pages for the heap")
 #   STUDY_TIMELINE_WINDOW=s    the timeline figures show the I/O that starts within this many
 #                              seconds of a run's first I/O (default 100: the first I/O phase
 #                              of every application; S3D and HACC compute 300 and 600 s

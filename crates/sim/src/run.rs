@@ -166,7 +166,7 @@ impl Loaded {
         // windowed order; results are identical either way. Its pending set is the bucket
         // ring: on the study's packet-level bursts (thousands of events within a few
         // microseconds) it executes 20 % fewer instructions than the event heap, and it is
-        // no slower on the sparse scenarios (docs/performance.md, session 9).
+        // no slower on the sparse scenarios (docs/performance.md, "Where the study's time goes").
         let stats = if threads <= 1 {
             sim.run(&Sequential::reference(PendingKind::Ring))
         } else {

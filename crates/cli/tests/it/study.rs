@@ -1107,7 +1107,7 @@ fn the_archived_full_scale_runs_merge() {
     // Where an archived run is also one of the figure bars left of sessions 6-11, the two
     // agree within the figures' rounding.
     let (code, table, err) =
-        compare_study(&[&out, &data.join("sessions-6-11-figure-c.csv")], Some("0"));
+        compare_study(&[&out, &data.join("slices-6-11-figure-c.csv")], Some("0"));
     assert_eq!(code, 0, "{table}{err}");
     assert!(table.lines().count() > 100, "{table}{err}");
     let _ = std::fs::remove_dir_all(&out);
@@ -1147,7 +1147,7 @@ fn this_build_reproduces_an_archived_full_scale_run() {
             .collect()
     };
     let archived = repo().join(
-        "docs/data/study/2026-11-23-session13-node-local/runs/summit-node-local-s3d-ior/sweep.csv",
+        "docs/data/study/2026-11-23-slice13-node-local/runs/summit-node-local-s3d-ior/sweep.csv",
     );
     let now = row(&out.join("runs/summit-node-local-s3d-ior/sweep.csv"));
     // Every column the archive has; this build may add columns (the percentiles).
@@ -1348,7 +1348,7 @@ fn slices_of_older_builds_merge_by_column_name() {
         &[("STUDY_PLACEMENTS", "grouped"), ("STUDY_MIXES", "s3d-ior")],
     );
     // Written before the percentiles: ten columns per job.
-    let old = repo().join("docs/data/study/2026-11-23-session13-node-local");
+    let old = repo().join("docs/data/study/2026-11-23-slice13-node-local");
     let old_sweep = old.join("runs/summit-node-local-s3d-ior/sweep.csv");
     assert!(!std::fs::read_to_string(&old_sweep)
         .expect("archived sweep.csv")
