@@ -65,17 +65,42 @@ fn need(map: &SourceMap, v: Option<u32>, key: &str, topo: &str) -> Result<u32, D
     })
 }
 
-/// Refuses shape keys of other topologies.
-fn not_for(map: &SourceMap, keys: &[(&str, bool)], topo: &str) -> Result<(), Diagnostic> {
-    for (k, present) in keys {
-        if *present {
-            return Err(map.error_at(
-                &format!("network.{k}"),
-                format!("`{k}` does not apply to topology = \"{topo}\""),
-            ));
-        }
+/// The shape keys of `[network]` and whether each is set, in the order they are checked.
+fn shape_keys(n: &NetworkSection) -> [(&'static str, bool); 10] {
+    [
+        ("levels", n.levels.is_some()),
+        ("radix", n.radix.is_some()),
+        ("taper", n.taper.is_some()),
+        ("routers_per_group", n.routers_per_group.is_some()),
+        (
+            "global_links_per_router",
+            n.global_links_per_router.is_some(),
+        ),
+        ("rows", n.rows.is_some()),
+        ("columns", n.columns.is_some()),
+        ("dims", n.dims.is_some()),
+        ("groups", n.groups.is_some()),
+        ("terminals_per_router", n.terminals_per_router.is_some()),
+    ]
+}
+
+/// Refuses the shape keys that topology `topo` does not take (`accepted`).
+fn only_keys(
+    map: &SourceMap,
+    n: &NetworkSection,
+    topo: &str,
+    accepted: &[&str],
+) -> Result<(), Diagnostic> {
+    match shape_keys(n)
+        .into_iter()
+        .find(|(k, present)| *present && !accepted.contains(k))
+    {
+        Some((k, _)) => Err(map.error_at(
+            &format!("network.{k}"),
+            format!("`{k}` does not apply to topology = \"{topo}\""),
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The topology of `[network]`, its shape keys checked.
@@ -90,22 +115,7 @@ fn topology(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyCo
 
 /// A 2- or 3-level fat-tree (`radix`, `levels`, `taper`, `nodes`).
 fn fat_tree(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyConfig, Diagnostic> {
-    not_for(
-        map,
-        &[
-            ("routers_per_group", n.routers_per_group.is_some()),
-            (
-                "global_links_per_router",
-                n.global_links_per_router.is_some(),
-            ),
-            ("rows", n.rows.is_some()),
-            ("columns", n.columns.is_some()),
-            ("dims", n.dims.is_some()),
-            ("groups", n.groups.is_some()),
-            ("terminals_per_router", n.terminals_per_router.is_some()),
-        ],
-        "fat-tree",
-    )?;
+    only_keys(map, n, "fat-tree", &["levels", "radix", "taper"])?;
     let levels = n.levels.unwrap_or(3);
     let radix = need(map, n.radix, "radix", "fat-tree")?;
     let full = if levels == 2 {
@@ -127,17 +137,16 @@ fn fat_tree(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyCo
 /// A canonical dragonfly (`routers_per_group` a, `terminals_per_router` p,
 /// `global_links_per_router` h, `groups` g).
 fn dragonfly(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyConfig, Diagnostic> {
-    not_for(
+    only_keys(
         map,
-        &[
-            ("levels", n.levels.is_some()),
-            ("radix", n.radix.is_some()),
-            ("taper", n.taper.is_some()),
-            ("rows", n.rows.is_some()),
-            ("columns", n.columns.is_some()),
-            ("dims", n.dims.is_some()),
-        ],
+        n,
         "dragonfly",
+        &[
+            "routers_per_group",
+            "terminals_per_router",
+            "global_links_per_router",
+            "groups",
+        ],
     )?;
     Ok(TopologyConfig::Dragonfly(DragonflyConfig {
         a: need(map, n.routers_per_group, "routers_per_group", "dragonfly")?,
@@ -163,16 +172,17 @@ fn dragonfly(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyC
 
 /// A Cray Cascade/Aries dragonfly (`rows` x `columns` routers per group).
 fn aries(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyConfig, Diagnostic> {
-    not_for(
+    only_keys(
         map,
-        &[
-            ("levels", n.levels.is_some()),
-            ("radix", n.radix.is_some()),
-            ("taper", n.taper.is_some()),
-            ("routers_per_group", n.routers_per_group.is_some()),
-            ("dims", n.dims.is_some()),
-        ],
+        n,
         "aries",
+        &[
+            "rows",
+            "columns",
+            "terminals_per_router",
+            "global_links_per_router",
+            "groups",
+        ],
     )?;
     Ok(TopologyConfig::Aries(AriesConfig {
         rows: need(map, n.rows, "rows", "aries")?,
@@ -194,23 +204,7 @@ fn aries(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyConfi
 
 /// An n-dimensional torus (`dims`).
 fn torus(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyConfig, Diagnostic> {
-    not_for(
-        map,
-        &[
-            ("levels", n.levels.is_some()),
-            ("radix", n.radix.is_some()),
-            ("taper", n.taper.is_some()),
-            ("routers_per_group", n.routers_per_group.is_some()),
-            (
-                "global_links_per_router",
-                n.global_links_per_router.is_some(),
-            ),
-            ("rows", n.rows.is_some()),
-            ("columns", n.columns.is_some()),
-            ("groups", n.groups.is_some()),
-        ],
-        "torus",
-    )?;
+    only_keys(map, n, "torus", &["dims", "terminals_per_router"])?;
     let dims = n.dims.clone().ok_or_else(|| {
         map.error_at(
             "network.dims",
