@@ -5,7 +5,7 @@
 //! (compute nodes, BB servers, PFS I/O nodes, in terminal order), then the PFS backend, then
 //! one job controller per job, then one controller per persistent reservation.
 
-use crate::lower::allocation::{closes, server_reservations, unit_bound, JobLayout};
+use crate::lower::allocation::{closes, unit_bound, JobLayout};
 use crate::lower::machine::Machine;
 use crate::lower::pfs::PFS_FORWARD_LATENCY;
 use crate::lower::Design;
@@ -133,29 +133,6 @@ fn node_shared(
     })
 }
 
-/// The job and ranks of each compute node, and each node's index within its job.
-type NodeRanks = (Vec<Option<(u32, Vec<u32>)>>, Vec<u32>);
-
-fn node_ranks(machine: &Machine, workload: &Workload, nodes: &[Vec<u32>]) -> NodeRanks {
-    let mut owner: Vec<Option<(u32, Vec<u32>)>> = vec![None; machine.compute_nodes as usize];
-    let mut node_index = vec![0u32; machine.compute_nodes as usize];
-    for ns in nodes {
-        for (k, &n) in ns.iter().enumerate() {
-            if let Some(x) = node_index.get_mut(n as usize) {
-                *x = k as u32;
-            }
-        }
-    }
-    for (j, job) in workload.jobs.iter().enumerate() {
-        for rank in 0..job.ranks() {
-            let node = nodes[j][job.node_of_rank(rank) as usize];
-            let slot = owner[node as usize].get_or_insert_with(|| (j as u32, Vec::new()));
-            slot.1.push(rank);
-        }
-    }
-    (owner, node_index)
-}
-
 /// The network's LPs: routers, or one fabric LP.
 fn network_lps(machine: &Machine, ids: &LpIds, lps: &mut Vec<SimLp>) {
     let net = &machine.network;
@@ -234,7 +211,7 @@ fn bb_host(h: &HostInputs, t: u32, index: usize) -> SimLp {
     let io: Vec<Endpoint> = machine.io_terminals.iter().map(|&t| Endpoint(t)).collect();
     let mut server =
         BbServer::new(cfg.clone(), Endpoint(t), io).expect("lowering validated the BB server");
-    for (alloc, _, bytes) in server_reservations(h.s, h.jl, index) {
+    for &(alloc, bytes) in &h.jl.server_grants[index] {
         server
             .reserve(alloc, bytes)
             .expect("lowering checked every reservation");
@@ -269,13 +246,12 @@ fn io_host(h: &HostInputs, t: u32) -> SimLp {
 }
 
 /// One host LP per terminal, in terminal order.
-fn host_lps(h: &HostInputs, workload: &Workload, lps: &mut Vec<SimLp>) {
+fn host_lps(h: &HostInputs, lps: &mut Vec<SimLp>) {
     let machine = h.machine;
-    let (mut owner, node_index) = node_ranks(machine, workload, &h.jl.nodes);
     for t in 0..machine.network.terminals() {
         if t < machine.compute_nodes {
-            let job = owner[t as usize].take();
-            lps.push(compute_host(h, t, job, node_index[t as usize]));
+            let job = h.jl.node_ranks[t as usize].clone();
+            lps.push(compute_host(h, t, job, h.jl.node_index[t as usize]));
         } else if let Some(index) = machine
             .bb_server
             .as_ref()
@@ -423,7 +399,7 @@ pub fn assemble(s: &Scenario, d: &Design) -> (Simulation<SimLp>, Placed) {
     let mut lps: Vec<SimLp> =
         Vec::with_capacity((ids.net_lps + terminals + 1) as usize + ids.jobctl.len());
     network_lps(machine, &ids, &mut lps);
-    host_lps(&hosts, workload, &mut lps);
+    host_lps(&hosts, &mut lps);
     let backend = PfsBackend::new(machine.pfs.clone()).expect("lowering validated the PFS");
     lps.push(SimLp::Pfs(Box::new(backend)));
     for j in 0..workload.jobs.len() {

@@ -43,8 +43,16 @@ pub struct JobLayout {
     /// where it writes through its own stripe set (grouped or global placement, no DataWarp
     /// reservation).
     pub node_stripes: Vec<Option<Vec<usize>>>,
+    /// The job and ranks of each compute node (`None`: idle).
+    pub node_ranks: Vec<Option<(u32, Vec<u32>)>>,
+    /// Each compute node's index within its job's node list.
+    pub node_index: Vec<u32>,
     /// BB servers (indices) each job's nodes stripe over.
     pub job_servers: Vec<BTreeSet<usize>>,
+    /// The reservations each BB server grants, checked against its capacity: (allocation
+    /// id, bytes), in the order it grants them. Allocation ids are job indices, then
+    /// `jobs + reservation index`.
+    pub server_grants: Vec<Vec<(u32, u64)>>,
     /// The node-local SSDs' background drain.
     pub local_drain: Option<LocalDrainConfig>,
     /// Most operations per transfer train.
@@ -69,8 +77,9 @@ pub fn job_layout(
     let local_drain = local_drain(s, map)?;
     let train_ops = train_ops(s, map)?;
     check_node_local_keys(s, map)?;
-    let (node_stripes, job_servers) = node_stripes(s, map, machine, workload, &nodes, &files)?;
-    let layout = JobLayout {
+    let (node_ranks, node_index) = node_ranks(machine, workload, &nodes);
+    let (node_stripes, job_servers) = node_stripes(s, map, machine, &node_ranks, &files)?;
+    let mut layout = JobLayout {
         nodes,
         parents,
         reservations,
@@ -79,12 +88,15 @@ pub fn job_layout(
         file_base,
         file_extent,
         stage_work,
+        node_ranks,
+        node_index,
         node_stripes,
         job_servers,
+        server_grants: Vec::new(),
         local_drain,
         train_ops,
     };
-    check_servers(s, map, machine, &layout)?;
+    layout.server_grants = server_grants(s, map, machine, &layout)?;
     Ok(layout)
 }
 
@@ -209,19 +221,27 @@ fn check_node_local_keys(s: &Scenario, map: &SourceMap) -> Result<(), Diagnostic
     Ok(())
 }
 
-/// The job each compute node runs, if any.
-fn node_jobs(machine: &Machine, workload: &Workload, nodes: &[Vec<u32>]) -> Vec<Option<u32>> {
-    let mut job_of = vec![None; machine.compute_nodes as usize];
-    for (j, job) in workload.jobs.iter().enumerate() {
-        for rank in 0..job.ranks() {
-            let node = nodes[j][job.node_of_rank(rank) as usize];
-            let slot = &mut job_of[node as usize];
-            if slot.is_none() {
-                *slot = Some(j as u32);
+/// The job and ranks of each compute node, and each node's index within its job.
+type NodeRanks = (Vec<Option<(u32, Vec<u32>)>>, Vec<u32>);
+
+fn node_ranks(machine: &Machine, workload: &Workload, nodes: &[Vec<u32>]) -> NodeRanks {
+    let mut owner: Vec<Option<(u32, Vec<u32>)>> = vec![None; machine.compute_nodes as usize];
+    let mut node_index = vec![0u32; machine.compute_nodes as usize];
+    for ns in nodes {
+        for (k, &n) in ns.iter().enumerate() {
+            if let Some(x) = node_index.get_mut(n as usize) {
+                *x = k as u32;
             }
         }
     }
-    job_of
+    for (j, job) in workload.jobs.iter().enumerate() {
+        for rank in 0..job.ranks() {
+            let node = nodes[j][job.node_of_rank(rank) as usize];
+            let slot = owner[node as usize].get_or_insert_with(|| (j as u32, Vec::new()));
+            slot.1.push(rank);
+        }
+    }
+    (owner, node_index)
 }
 
 /// Per-node stripe sets (grouped or global placement, for nodes whose job writes through
@@ -233,19 +253,18 @@ fn node_stripes(
     s: &Scenario,
     map: &SourceMap,
     machine: &Machine,
-    workload: &Workload,
-    nodes: &[Vec<u32>],
+    node_ranks: &[Option<(u32, Vec<u32>)>],
     files: &[JobFiles],
 ) -> Result<NodeStripes, Diagnostic> {
-    let mut job_servers: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); workload.jobs.len()];
+    let mut job_servers: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); files.len()];
     let mut stripes = vec![None; machine.compute_nodes as usize];
     if !machine.placement.has_servers() {
         return Ok((stripes, job_servers));
     }
     let topo = machine.network.topology();
-    for (t, job) in node_jobs(machine, workload, nodes).into_iter().enumerate() {
-        let Some(j) = job else { continue };
-        let f = &files[j as usize];
+    for (t, job) in node_ranks.iter().enumerate() {
+        let Some((j, _)) = job else { continue };
+        let f = &files[*j as usize];
         if f.dw.is_some() || !f.uses_bb {
             continue;
         }
@@ -257,46 +276,47 @@ fn node_stripes(
             |a, b| topo.hop_distance(a, b).unwrap_or(u32::MAX),
         )
         .map_err(|e| map.error_at(&format!("burst_buffer.{}", e.key), e.message))?;
-        job_servers[j as usize].extend(servers.iter().copied());
+        job_servers[*j as usize].extend(servers.iter().copied());
         stripes[t] = Some(servers);
     }
     Ok((stripes, job_servers))
 }
 
 /// Checks what building the storage LPs would refuse: each BB server's devices, and every
-/// reservation against its server's capacity.
-fn check_servers(
+/// reservation against its server's capacity. Returns each server's grants: (allocation id,
+/// bytes), in the order it grants them.
+fn server_grants(
     s: &Scenario,
     map: &SourceMap,
     machine: &Machine,
     layout: &JobLayout,
-) -> Result<(), Diagnostic> {
+) -> Result<Vec<Vec<(u32, u64)>>, Diagnostic> {
     let Some(cfg) = &machine.bb_server else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     cfg.device_config()
         .validate()
         .map_err(|e| e.within("ssd"))
         .map_err(|e| map.error_at(&format!("burst_buffer.{}", e.key), e.message))?;
+    let mut grants = Vec::with_capacity(machine.bb_terminals.len());
     for index in 0..machine.bb_terminals.len() {
         let mut ledger = CapacityLedger::new(cfg.capacity());
+        let mut granted = Vec::new();
         for (alloc, key, bytes) in server_reservations(s, layout, index) {
             ledger
                 .reserve(alloc, bytes)
                 .map_err(|e| map.error_at(&key, e.message))?;
+            granted.push((alloc, bytes));
         }
+        grants.push(granted);
     }
-    Ok(())
+    Ok(grants)
 }
 
 /// The reservations BB server `index` grants, in the order it grants them: (allocation id,
 /// the scenario key that asked, bytes). Allocation ids are job indices, then
 /// `jobs + reservation index`.
-pub fn server_reservations(
-    s: &Scenario,
-    layout: &JobLayout,
-    index: usize,
-) -> Vec<(u32, String, u64)> {
+fn server_reservations(s: &Scenario, layout: &JobLayout, index: usize) -> Vec<(u32, String, u64)> {
     let njobs = layout.job_dw.len() as u32;
     let mut out = Vec::new();
     let dw_allocs = layout
