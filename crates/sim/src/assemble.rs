@@ -128,6 +128,7 @@ fn node_shared(
             .collect(),
         files: jl.files.clone(),
         local_drain: jl.local_drain,
+        local_full_policy: s.burst_buffer.full_policy,
         keep_records: s.outputs.timeline,
         train_ops: jl.train_ops,
     })

@@ -57,6 +57,10 @@ pub enum RunError {
     Engine(EngineError),
     /// The run was cancelled (Ctrl-C).
     Cancelled,
+    /// The run cannot finish: ranks wait for something that will never happen (e.g. space
+    /// on a full burst buffer that nothing drains). The message names the job, the device,
+    /// its capacity and what was asked.
+    Stuck(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -68,6 +72,7 @@ impl std::fmt::Display for RunError {
                 f,
                 "interrupted: the run was cancelled and no output files were written"
             ),
+            RunError::Stuck(why) => write!(f, "{why}; no output files were written"),
         }
     }
 }
@@ -184,6 +189,12 @@ impl Loaded {
             stats.last_event_time,
             self.scenario.outputs.phase_gap.get(),
         );
+        if stats.stop == StopReason::Drained {
+            let drain = self.scenario.burst_buffer.drain.policy;
+            if let Some(why) = crate::stuck::diagnose(&sim, &results, &self.job_names(), drain) {
+                return Err(RunError::Stuck(why));
+            }
+        }
         Ok(Finished {
             results,
             stats,

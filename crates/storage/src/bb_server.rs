@@ -185,7 +185,10 @@ impl BbServerConfig {
             positive("staging.bandwidth", s.bandwidth)?;
         }
         self.drain.validate().map_err(|e| e.within("drain"))?;
-        if self.full_policy == FullPolicy::Stall && !self.drain.evict {
+        if self.full_policy == FullPolicy::Stall
+            && !self.drain.evict
+            && self.drain.policy != DrainPolicy::None
+        {
             return Err(ConfigError::new(
                 "drain.evict",
                 "must be true when full_policy is stall (a full BB must be able to make room)",
@@ -300,6 +303,12 @@ pub struct BbLedger {
     pub deleted: u64,
     /// Bytes of writes waiting for space.
     pub stalled: u64,
+    /// Writes that had to wait for space.
+    pub stalls: u64,
+    /// Time writes waited for space, summed over writes (ps).
+    pub stall_time: Time,
+    /// When the PFS last acknowledged drained bytes (ps; 0 if nothing was drained).
+    pub drain_done_at: Time,
     /// Bytes handed to the drain (read from SSD, then sent to the PFS).
     pub drain_handed: u64,
     /// Drained bytes the PFS has acknowledged.
@@ -310,6 +319,17 @@ pub struct BbLedger {
     pub staged_in: u64,
     /// Capacity in use (bytes, whole units).
     pub occupied: u64,
+}
+
+/// One allocation's (job's or reservation's) figures on one server.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AllocTotals {
+    /// Client write bytes forwarded to the PFS because the server was full.
+    pub spilled: u64,
+    /// Bytes drained to the PFS (acknowledged).
+    pub drained: u64,
+    /// When the PFS last acknowledged drained bytes (ps; 0 if none).
+    pub drain_done_at: Time,
 }
 
 /// One allocated unit's state: 32 bytes, as a full-scale study run keeps tens of millions
@@ -357,6 +377,10 @@ struct Active {
     thread: bool,
     status: ReplyStatus,
     stage: Option<u64>,
+    /// When the write began waiting for space (ps), while it waits.
+    stalled_at: Option<Time>,
+    /// Time it waited for space (ps).
+    stalled_for: Time,
 }
 
 #[derive(Clone, Debug)]
@@ -476,6 +500,8 @@ pub struct BbServer {
     mover_tick: bool,
     pacer: Pacer,
     counters: BbLedger,
+    /// Per allocation: bytes spilled, bytes drained (acknowledged), last drain ack (ps).
+    by_alloc: BTreeMap<u32, AllocTotals>,
     done: Vec<SsdCompletion>,
     free_units: u64,
     /// Whether a request's pieces on one SSD form one device request.
@@ -620,6 +646,7 @@ impl BbServer {
             mover_tick: false,
             pacer: Pacer::default(),
             counters: BbLedger::default(),
+            by_alloc: BTreeMap::new(),
             done: Vec::new(),
             free_units: u64::from(per) * u64::from(devices),
             batching: true,
@@ -720,6 +747,20 @@ impl BbServer {
         l
     }
 
+    /// Per allocation (job or reservation) that spilled or drained: its totals.
+    pub fn alloc_totals(&self) -> &BTreeMap<u32, AllocTotals> {
+        &self.by_alloc
+    }
+
+    /// The writes waiting for space, oldest first: (allocation, bytes).
+    pub fn waiting_writes(&self) -> Vec<(u32, u64)> {
+        self.stalled
+            .iter()
+            .filter_map(|id| self.actives.get(id))
+            .map(|a| (a.req.alloc, a.req.len))
+            .collect()
+    }
+
     /// Requests accepted and not yet finished (including stalled ones).
     pub fn active_requests(&self) -> usize {
         self.actives.len()
@@ -778,6 +819,8 @@ impl BbServer {
                 thread: false,
                 status: ReplyStatus::Done,
                 stage: None,
+                stalled_at: None,
+                stalled_for: 0,
             },
         );
         if self.threads_busy < self.cfg.threads {
@@ -929,6 +972,7 @@ impl BbServer {
             let op = self.fresh_id();
             self.pfs_ops.insert(op, PfsOp::Spill { active: id });
             self.counters.spilled += req.len;
+            self.by_alloc.entry(req.alloc).or_default().spilled += req.len;
             let fwd = IoRequest {
                 id: op,
                 origin: self.me,
@@ -946,10 +990,19 @@ impl BbServer {
             }
             self.release_thread(ctx, out);
         } else {
-            self.counters.stalled += req.len;
-            self.keep_drain_order();
-            self.stalled.push_back(id);
+            self.stall(id, req.len, ctx.now());
             self.pump(ctx, out);
+        }
+    }
+
+    /// Write `id` of `len` bytes waits for space from `now` (ps).
+    fn stall(&mut self, id: u64, len: u64, now: Time) {
+        self.counters.stalled += len;
+        self.counters.stalls += 1;
+        self.keep_drain_order();
+        self.stalled.push_back(id);
+        if let Some(a) = self.actives.get_mut(&id) {
+            a.stalled_at = Some(now);
         }
     }
 
@@ -964,6 +1017,12 @@ impl BbServer {
             }
             self.counters.stalled -= a.req.len;
             self.stalled.pop_front();
+            let now = ctx.now();
+            if let Some(a) = self.actives.get_mut(&id) {
+                let waited = a.stalled_at.take().map_or(0, |t| now - t);
+                a.stalled_for += waited;
+                self.counters.stall_time += waited;
+            }
             self.commit_write(id, ctx);
         }
     }
@@ -984,6 +1043,7 @@ impl BbServer {
             _ => false,
         };
         let n = self.ssds.len() as u64;
+        let now = ctx.now();
         let mut count = 0;
         let mut groups = Groups::new();
         for (idx, off, len) in self.op_pieces(&req) {
@@ -1002,7 +1062,7 @@ impl BbServer {
                     .unwrap_or(pref);
                 let lba = lbas[ssd].take().unwrap_or(0);
                 *free_units = free_units.saturating_sub(1);
-                ledger.take(req.alloc, unit_bytes);
+                ledger.take(req.alloc, unit_bytes, now);
                 Unit {
                     dirty: Intervals::default(),
                     lba,
@@ -1147,6 +1207,7 @@ impl BbServer {
                         server: self.me,
                         status: a.status,
                         hops: r.hops,
+                        stalled: a.stalled_for,
                     }),
                 }),
             }
@@ -1293,7 +1354,7 @@ impl BbServer {
         self.ssds[usize::from(u.ssd)].trim(u64::from(u.lba) * unit, unit);
         self.lbas[usize::from(u.ssd)].recycled.push(u.lba);
         self.free_units += 1;
-        self.ledger.release(key.0, unit);
+        self.ledger.release(key.0, unit, ctx.now());
         self.retry_stalled(ctx);
     }
 
@@ -1310,6 +1371,10 @@ impl BbServer {
             PfsOp::Drain { key, bytes } => {
                 self.mover_outstanding -= 1;
                 self.counters.drain_acked += bytes;
+                self.counters.drain_done_at = ctx.now();
+                let a = self.by_alloc.entry(key.0).or_default();
+                a.drained += bytes;
+                a.drain_done_at = ctx.now();
                 if let Some(u) = self.units.get_mut(&key) {
                     u.draining -= 1;
                     u.flags.set(UnitFlags::DRAINED, true);
@@ -1345,14 +1410,14 @@ impl BbServer {
                             thread: false,
                             status: ReplyStatus::Done,
                             stage: Some(stage),
+                            stalled_at: None,
+                            stalled_for: 0,
                         },
                     );
                     if self.stalled.is_empty() && self.fits(&self.actives[&id].req) {
                         self.commit_write(id, ctx);
                     } else {
-                        self.counters.stalled += len;
-                        self.keep_drain_order();
-                        self.stalled.push_back(id);
+                        self.stall(id, len, ctx.now());
                     }
                 }
                 self.pump(ctx, out);
@@ -1362,7 +1427,7 @@ impl BbServer {
 
     /// Whether any allocation could be eligible for draining now.
     fn may_drain(&self) -> bool {
-        if !self.stalled.is_empty() {
+        if !self.stalled.is_empty() && self.cfg.drain.policy != DrainPolicy::None {
             return true;
         }
         match self.cfg.drain.policy {
@@ -1374,7 +1439,7 @@ impl BbServer {
     }
 
     fn eligible(&self, alloc: u32) -> bool {
-        if !self.stalled.is_empty() {
+        if !self.stalled.is_empty() && self.cfg.drain.policy != DrainPolicy::None {
             return true;
         }
         match self.cfg.drain.policy {

@@ -35,6 +35,8 @@ pub struct IoRecord {
     pub total_hops: u32,
     /// Whether any part was spilled to the PFS.
     pub spilled: bool,
+    /// Longest time any part waited at a server for space (ps).
+    pub stalled: Time,
 }
 
 #[derive(Clone, Debug)]
@@ -123,6 +125,7 @@ impl IoTracker {
                     max_hops: 0,
                     total_hops: 0,
                     spilled: false,
+                    stalled: 0,
                 },
             },
         );
@@ -142,6 +145,7 @@ impl IoTracker {
         t.rec.max_hops = t.rec.max_hops.max(reply.hops);
         t.rec.total_hops += reply.hops;
         t.rec.spilled |= reply.status == ReplyStatus::Spilled;
+        t.rec.stalled = t.rec.stalled.max(reply.stalled);
         if t.left == 0 {
             self.pending.remove(&id).map(|t| t.rec)
         } else {
@@ -185,6 +189,7 @@ mod tests {
             server,
             status: ReplyStatus::Done,
             hops,
+            stalled: 0,
         };
         assert!(t
             .on_reply(&reply(&parts[0].1, Endpoint(200), 4), 70)

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DrainPolicy {
-    /// Only under pressure (a stalled writer) or explicitly.
+    /// Never: the data stays on the burst buffer (no stage-out, not even when a writer waits
+    /// for space).
     #[default]
     None,
     /// As soon as it is on the SSDs.
@@ -51,7 +52,8 @@ pub struct DrainConfig {
     /// Stage-out / stage-in transfers in flight at once.
     pub max_outstanding: u32,
     /// Release (TRIM) drained data from the BB once the PFS has it. Required with
-    /// [`crate::capacity::FullPolicy::Stall`], or a full BB could never make room.
+    /// [`crate::capacity::FullPolicy::Stall`] and a policy that drains, or a full BB could
+    /// never make room.
     pub evict: bool,
 }
 

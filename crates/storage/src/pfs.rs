@@ -358,6 +358,7 @@ impl PfsBackend {
             server: Endpoint(u32::MAX),
             status: ReplyStatus::Done,
             hops: r.hops,
+            stalled: 0,
         };
         let ev = StorageEvent::Pfs(PfsEvent(PfsMsg::Done {
             reply,

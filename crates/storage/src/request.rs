@@ -107,6 +107,9 @@ pub struct IoReply {
     /// Network hops of the request plus those of the reply so far (the network adds the
     /// reply's hops on delivery).
     pub hops: u32,
+    /// Time the request waited at the server for space (ps): a write to a full burst buffer
+    /// with `full_policy = "stall"`.
+    pub stalled: bbsim_engine::Time,
 }
 
 impl IoReply {
@@ -185,6 +188,7 @@ mod tests {
             server: Endpoint(2),
             status: ReplyStatus::Done,
             hops: 0,
+            stalled: 0,
         };
         assert_eq!(StorageMsg::Reply(reply).wire_bytes(), 1064);
     }

@@ -256,6 +256,7 @@ impl ClientLp {
                         max_hops: 0,
                         total_hops: 0,
                         spilled: false,
+                        stalled: 0,
                     });
                     self.outstanding -= 1;
                 }

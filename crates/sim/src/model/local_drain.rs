@@ -33,8 +33,8 @@ pub struct LocalDrain {
     queue: VecDeque<Extent>,
     /// SSD read-backs in progress, by SSD tag.
     pub reads: BTreeMap<u64, Extent>,
-    /// PFS writes in progress, by application-request id: bytes.
-    pub writes: BTreeMap<u64, u64>,
+    /// PFS writes in progress, by application-request id.
+    pub writes: BTreeMap<u64, Extent>,
     ready_at: Time,
     /// A pacing wake-up is pending.
     pub tick: bool,
@@ -44,6 +44,8 @@ pub struct LocalDrain {
     pub handed: u64,
     /// Bytes the PFS acknowledged.
     pub acked: u64,
+    /// When the PFS last acknowledged drained bytes (ps; 0 if none).
+    pub done_at: Time,
 }
 
 impl LocalDrain {
@@ -59,6 +61,7 @@ impl LocalDrain {
             open: cfg.policy == DrainPolicy::Immediate,
             handed: 0,
             acked: 0,
+            done_at: 0,
         }
     }
 

@@ -9,6 +9,7 @@ pub mod files;
 pub mod hosts;
 pub mod jobctl;
 pub mod local_drain;
+pub mod local_store;
 pub mod node;
 pub mod rank_io;
 pub mod resctl;

@@ -5,7 +5,8 @@
 use super::cache::{Lookup, ReadCache, HIT_BANDWIDTH};
 use super::files::JobFiles;
 use super::hosts::RouteCount;
-use super::local_drain::{LocalDrain, LocalDrainConfig};
+use super::local_drain::{Extent, LocalDrain, LocalDrainConfig};
+use super::local_store::{Admission, LocalStore};
 use super::rank_io::{RankIo, WrittenTo};
 use super::{CtlEvent, Payload, SimEvent, CTL_LATENCY};
 use bbsim_engine::{Ctx, LpId, Time};
@@ -13,8 +14,8 @@ use bbsim_storage::client::{AppRequest, IoTracker, MAX_PARTS};
 use bbsim_storage::placement::Layout;
 use bbsim_storage::placement::Placement;
 use bbsim_storage::{
-    Endpoint, IoOp, ReplyStatus, RequestKind, Ssd, SsdBatch, SsdCompletion, SsdPiece, SsdRequest,
-    StorageEvent, StorageMsg,
+    Endpoint, FullPolicy, IoOp, ReplyStatus, RequestKind, Ssd, SsdBatch, SsdCompletion, SsdPiece,
+    SsdRequest, StorageEvent, StorageMsg,
 };
 use bbsim_topology::nic::Nic;
 use bbsim_workload::{Op, OpCursor, OpRun, Workload};
@@ -107,6 +108,8 @@ struct Inflight {
     /// Operations in flight as one transfer train (1: `op` alone; `k`: `op` and the `k - 1`
     /// that follow it at consecutive offsets).
     ops: u32,
+    /// Time it waited for room on a full device (ps).
+    stalled: Time,
 }
 
 /// Where one file's data lives, as seen from one compute node.
@@ -147,6 +150,8 @@ pub struct NodeShared {
     pub files: Vec<JobFiles>,
     /// The node-local SSDs' background drain to the PFS, if configured.
     pub local_drain: Option<LocalDrainConfig>,
+    /// What a write that does not fit on a node-local SSD does (`burst_buffer.full_policy`).
+    pub local_full_policy: FullPolicy,
     /// Keep an [`OpRecord`] per operation (for `timeline.csv`).
     pub keep_records: bool,
     /// Most operations per transfer train (`simulation.train_ops`; 1: no trains).
@@ -203,6 +208,8 @@ pub struct NodeLp {
     /// The node-local SSD's background drain.
     drain: Option<LocalDrain>,
     next_drain_tag: u64,
+    /// The node-local SSD's capacity state.
+    store: Option<LocalStore>,
 }
 
 impl NodeLp {
@@ -262,6 +269,7 @@ impl NodeLp {
             ready: BTreeSet::new(),
             drain: None,
             next_drain_tag: DRAIN_TAG,
+            store: None,
         }
         .with_drain()
     }
@@ -269,8 +277,30 @@ impl NodeLp {
     fn with_drain(mut self) -> Self {
         if self.local.is_some() {
             self.drain = self.shared.local_drain.map(LocalDrain::new);
+            self.store = Some(LocalStore::new(
+                self.shared.local_capacity,
+                self.shared.local_full_policy,
+            ));
         }
         self
+    }
+
+    /// When the node-local drain last had the PFS acknowledge bytes (ps), if it drained any.
+    pub fn drain_done_at(&self) -> Option<Time> {
+        self.drain
+            .as_ref()
+            .filter(|d| d.acked > 0)
+            .map(|d| d.done_at)
+    }
+
+    /// The node-local SSD's capacity state, if the node has one.
+    pub fn local_store(&self) -> Option<&LocalStore> {
+        self.store.as_ref()
+    }
+
+    /// Requests in progress or waiting (none once every rank has finished).
+    pub fn in_flight(&self) -> usize {
+        self.inflight.len()
     }
 
     /// The node-local drain's totals: (bytes handed to the PFS, bytes acknowledged, bytes not
@@ -348,7 +378,99 @@ impl NodeLp {
         }
         if let Some(d) = self.drain.as_mut() {
             d.handed += len;
-            d.writes.insert(id, len);
+            d.writes.insert(id, e);
+        }
+    }
+
+    /// The PFS acknowledged a drained extent: it may be released, which may admit writes
+    /// waiting for room.
+    fn local_drain_acked(&mut self, e: Extent, ctx: &mut Ctx<'_, SimEvent>) {
+        if let Some(d) = self.drain.as_mut() {
+            d.acked += e.2;
+            d.done_at = ctx.now();
+        }
+        if let (Some(store), Some(j)) = (self.store.as_mut(), self.job) {
+            store.drained(j, e.0, e.1, e.2);
+        }
+        self.admit_waiting(ctx);
+        self.pump_drain(ctx);
+    }
+
+    /// Writes the node-local writes that now fit to the SSD.
+    fn admit_waiting(&mut self, ctx: &mut Ctx<'_, SimEvent>) {
+        let Some(store) = self.store.as_mut() else {
+            return;
+        };
+        if store.waiting().is_empty() {
+            return;
+        }
+        let (admitted, released) = store.admit_waiting(ctx.now());
+        self.trim_released(&released);
+        for (w, waited) in admitted {
+            let Some(f) = self.inflight.get_mut(&w.id) else {
+                continue;
+            };
+            f.stalled += waited;
+            let ops = f.ops;
+            self.submit_local(w.id, IoOp::Write, w.job, w.file, w.offset, w.len, ops, ctx);
+        }
+    }
+
+    /// TRIMs extents (file, offset, bytes) released from the node-local SSD.
+    fn trim_released(&mut self, released: &[(u64, u64, u64)]) {
+        for &(file, offset, len) in released {
+            let addr = self.local_address(file, offset, len);
+            if let Some(ssd) = self.local.as_mut() {
+                ssd.trim(addr, len);
+            }
+        }
+    }
+
+    /// Submits `len` bytes at `offset` of global file `gfile` to the node-local SSD as request
+    /// `id` (`ops` operations of equal size: a train).
+    #[allow(clippy::too_many_arguments)]
+    fn submit_local(
+        &mut self,
+        id: u64,
+        io: IoOp,
+        j: u32,
+        gfile: u64,
+        offset: u64,
+        len: u64,
+        ops: u32,
+        ctx: &mut Ctx<'_, SimEvent>,
+    ) {
+        let addr = self.local_address(gfile, offset, len);
+        let Some(ssd) = self.local.as_mut() else {
+            return;
+        };
+        if ops > 1 {
+            let each = len / u64::from(ops);
+            let pieces: Vec<SsdPiece> = (0..u64::from(ops))
+                .map(|i| SsdPiece {
+                    offset: addr + i * each,
+                    len: each,
+                })
+                .collect();
+            let batch = SsdBatch {
+                tag: id,
+                op: io,
+                stream: j,
+                pieces: &pieces,
+                serial: true,
+            };
+            ssd.submit_batch(batch, ctx);
+        } else {
+            ssd.submit(
+                SsdRequest {
+                    tag: id,
+                    op: io,
+                    offset: addr,
+                    len,
+                    stream: j,
+                },
+                ctx,
+            );
         }
     }
 
@@ -459,14 +581,14 @@ impl NodeLp {
                             self.replies.hops += u64::from(d.hops);
                             r.hops += u32::from(d.hops);
                             if let Some(rec) = self.tracker.on_reply(&r, ctx.now()) {
-                                if let Some(len) =
+                                if let Some(e) =
                                     self.drain.as_mut().and_then(|d| d.writes.remove(&rec.id))
                                 {
-                                    if let Some(d) = self.drain.as_mut() {
-                                        d.acked += len;
-                                    }
-                                    self.pump_drain(ctx);
+                                    self.local_drain_acked(e, ctx);
                                     return;
+                                }
+                                if let Some(f) = self.inflight.get_mut(&rec.id) {
+                                    f.stalled += rec.stalled;
                                 }
                                 if let Some(f) = self
                                     .inflight
@@ -745,7 +867,7 @@ impl NodeLp {
         if let Some((_, at, n)) = fill {
             (offset, len) = (at, n);
         }
-        let (gfile, home) = self.home(j, file);
+        let (gfile, mut home) = self.home(j, file);
         let ops = match &home {
             _ if fill.is_some() => 1,
             Home::Bb { layout, .. } => self.take_train(local as usize, j, op, layout.stripe_size),
@@ -762,37 +884,32 @@ impl NodeLp {
         self.next_app += 1;
         let now = ctx.now();
         let mut used_layout = None;
-        let (target, parts) = if home == Home::Local && self.local.is_some() {
-            let addr = self.local_address(gfile, offset, len);
-            if let Some(ssd) = self.local.as_mut() {
-                if ops > 1 {
-                    let each = len / u64::from(ops);
-                    let pieces: Vec<SsdPiece> = (0..u64::from(ops))
-                        .map(|i| SsdPiece {
-                            offset: addr + i * each,
-                            len: each,
-                        })
-                        .collect();
-                    let batch = SsdBatch {
-                        tag: id,
-                        op: io,
-                        stream: j,
-                        pieces: &pieces,
-                        serial: true,
-                    };
-                    ssd.submit_batch(batch, ctx);
+        let mut waits = false;
+        if home == Home::Local {
+            if let Some(store) = self.store.as_mut() {
+                if io == IoOp::Read {
+                    if store.read_from_pfs(gfile, offset, len) {
+                        home = Home::Pfs;
+                    }
                 } else {
-                    ssd.submit(
-                        SsdRequest {
-                            tag: id,
-                            op: io,
-                            offset: addr,
-                            len,
-                            stream: j,
-                        },
-                        ctx,
-                    );
+                    let (admission, released) = store.admit(id, j, gfile, offset, len, now);
+                    self.trim_released(&released);
+                    match admission {
+                        Admission::Write => {}
+                        Admission::Spill => home = Home::Pfs,
+                        Admission::Wait => waits = true,
+                    }
                 }
+            }
+        }
+        let (target, parts) = if home == Home::Local && self.local.is_some() {
+            if waits {
+                // A write waiting for room drains the SSD whatever the drain's policy.
+                if let Some(d) = self.drain.as_mut() {
+                    d.open = true;
+                }
+            } else {
+                self.submit_local(id, io, j, gfile, offset, len, ops, ctx);
             }
             (Target::Local, 1)
         } else {
@@ -847,8 +964,12 @@ impl NodeLp {
                 layout: used_layout,
                 fill,
                 ops,
+                stalled: 0,
             },
         );
+        if waits {
+            self.pump_drain(ctx);
+        }
     }
 
     /// Extends the I/O operation `first`, just taken from local rank `li`'s stream, into a
@@ -904,6 +1025,7 @@ impl NodeLp {
             cache.fill(gfile, at, n);
         }
         let (li, now) = (f.local as usize, ctx.now());
+        self.rank_io[li].time_stalled += f.stalled;
         if f.ops <= 1 {
             self.queue_local_drain(&f.target, f.op, ctx);
             self.push_record(li, f.op, f.start, now, f.target, f.hops, f.parts);
@@ -940,6 +1062,9 @@ impl NodeLp {
         if let Some(d) = self.drain.as_mut() {
             d.push((gfile, offset, size, addr));
         }
+        if let Some(store) = self.store.as_mut() {
+            store.drain_queued(gfile, offset, size);
+        }
         self.pump_drain(ctx);
     }
 
@@ -947,6 +1072,10 @@ impl NodeLp {
     fn delete(&mut self, j: u32, file: u32, ctx: &mut Ctx<'_, SimEvent>) {
         let (gfile, home) = self.home(j, file);
         if home == Home::Local {
+            if let Some(store) = self.store.as_mut() {
+                store.delete(j, gfile, ctx.now());
+            }
+            self.admit_waiting(ctx);
             let Some(ssd) = self.local.as_mut() else {
                 return;
             };

@@ -24,6 +24,8 @@ pub struct RankIo {
     pub net_ops: u64,
     /// Sum of those operations' request-path router hops.
     pub net_hops: u64,
+    /// Time its writes waited for room on a full device (ps; part of `time_in_io`).
+    pub time_stalled: Time,
     /// Busy intervals `[start, end)` in ps before the last one, in completion order.
     closed: Vec<(Time, Time)>,
     /// The last busy interval, kept inline: a stream of back-to-back operations extends it

@@ -7,6 +7,7 @@
 //! summaries, the link rows and the conservation check from what was gathered. Times are
 //! picoseconds in the rows and seconds (`_s`) in the `summary.json` types.
 
+use super::capacity::{CapacityRow, CapacityTally, JobSizing};
 use super::phases::{io_phases, percentile, IoPhase, PhaseSpan};
 use crate::assemble::Placed;
 use crate::model::rank_io::WrittenTo;
@@ -80,6 +81,8 @@ pub struct RankRow {
     pub last_io_end: Option<Time>,
     /// When the rank finished all operations (ps), if it did.
     pub finished: Option<Time>,
+    /// Time its writes waited for space on a full device (ps; part of `time_in_io`).
+    pub time_stalled: Time,
 }
 
 /// Per-job results in `summary.json`.
@@ -299,6 +302,11 @@ pub struct Results {
     pub last_activity: Time,
     /// Persistent reservations.
     pub reservations: Vec<ReservationRow>,
+    /// Per burst-buffer device (BB server or node-local SSD): occupancy, waits, spills and
+    /// drains.
+    pub capacity: Vec<CapacityRow>,
+    /// Per job: the same figures over its devices and ranks.
+    pub sizing: Vec<JobSizing>,
 }
 
 /// Reduces a finished simulation. `phase_gap` (ps) is `outputs.phase_gap`: the idle time
@@ -374,6 +382,7 @@ struct Collector<'a> {
     bb: BbLedger,
     routers: Vec<(u32, &'a RouterStats)>,
     nics: Vec<NicStats>,
+    capacity: CapacityTally,
 }
 
 impl<'a> Collector<'a> {
@@ -393,6 +402,7 @@ impl<'a> Collector<'a> {
             bb: BbLedger::default(),
             routers: Vec::new(),
             nics: Vec::new(),
+            capacity: CapacityTally::new(njobs),
         }
     }
 
@@ -418,6 +428,7 @@ impl<'a> Collector<'a> {
     /// drains and node-local SSD.
     fn node(&mut self, n: &NodeLp, workload: &Workload) {
         self.nics.push(n.nic().stats().clone());
+        self.capacity.node(n);
         let Some(j) = n.job else { return };
         let (handed, acked, pending) = n.drain_totals();
         self.local_drain.acked += acked;
@@ -458,6 +469,7 @@ impl<'a> Collector<'a> {
                 first_io_start: io.first_io_start,
                 last_io_end: io.last_io_end,
                 finished: *fin,
+                time_stalled: io.time_stalled,
             });
         }
     }
@@ -491,6 +503,7 @@ impl<'a> Collector<'a> {
         let ledger = b.server.ledger();
         add_ledger(&mut self.bb, &ledger);
         let server = self.servers.len() as u32;
+        self.capacity.bb_server(server, b);
         // An array model reports its SSDs as one device (`bb-array`).
         let kind = match b.server.config().ssd_model {
             SsdModel::PerSsd => "bb-server",
@@ -584,7 +597,10 @@ impl<'a> Collector<'a> {
             &self.pfs,
             self.local_drain,
         );
+        let (capacity, sizing) = self.capacity.finish();
         Results {
+            capacity,
+            sizing,
             makespan: makespan(&self.jobs),
             last_activity: last_event,
             reservations: self.reservations,

@@ -3,10 +3,13 @@
 //! - [`collect`]: the reduction of a finished simulation's LP states into [`Results`] (the
 //!   per-operation timeline, per-rank, per-job, device, server and link figures, byte
 //!   conservation), in LP order so that results are identical for any thread count;
+//! - [`capacity`]: sizing figures: per burst-buffer device and job the peak occupancy, time
+//!   writers waited for space, bytes spilled and drained, and `occupancy.csv`;
 //! - [`phases`]: a job's I/O phases from its ranks' busy intervals;
 //! - [`report`]: the files of `bbsim run` (`timeline.csv`, `ranks.csv`, `summary.json`, the
 //!   SVG plots) rendered in memory, and the table printed at the end of a run;
 //! - [`plot`]: the SVG pictures (per-rank I/O timelines, bar charts);
+//! - [`occupancy_plot`]: burst-buffer fill over time (`occupancy.svg`);
 //! - [`cost`]: the capital and energy cost of the burst-buffer design;
 //! - [`describe`]: the granularity and job lines of `bbsim validate`;
 //! - [`sweep`]: the plan and the `sweep.csv` table of `bbsim sweep`;
@@ -18,10 +21,12 @@
 //! Times in the results are picoseconds of simulated time ([`bbsim_engine::Time`]); the files
 //! give seconds.
 
+pub mod capacity;
 pub mod collect;
 pub mod cost;
 pub mod describe;
 pub mod files;
+pub mod occupancy_plot;
 pub mod phases;
 pub mod plot;
 pub mod readback;

@@ -23,14 +23,14 @@ const LEFT: usize = 90;
 const PANEL_H: usize = 220;
 const ROWS_MAX: usize = 200;
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
 
 /// A "nice" tick step for an axis spanning `span` units.
-fn tick_step(span: f64) -> f64 {
+pub(crate) fn tick_step(span: f64) -> f64 {
     if span <= 0.0 {
         return 1.0;
     }
@@ -45,7 +45,7 @@ fn tick_step(span: f64) -> f64 {
 }
 
 /// Chooses a time unit for an axis ending at `max_ps`.
-fn time_unit(max_ps: u64) -> (&'static str, f64) {
+pub(crate) fn time_unit(max_ps: u64) -> (&'static str, f64) {
     if max_ps >= 10_000_000_000_000 {
         ("s", 1e12)
     } else if max_ps >= 10_000_000_000 {
@@ -91,7 +91,7 @@ pub fn timeline_svg(title: &str, jobs: &[JobTimeline]) -> String {
 }
 
 /// Opens an SVG picture `width` by `height` px: white background, `title` centred on top.
-fn svg_open(s: &mut String, width: usize, height: usize, title: &str) {
+pub(crate) fn svg_open(s: &mut String, width: usize, height: usize, title: &str) {
     let _ = writeln!(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">"#
@@ -181,30 +181,47 @@ fn panel_axes(s: &mut String, job: &JobTimeline, top: usize, t_max: u64) {
         top + PANEL_H / 2,
         top + PANEL_H / 2
     );
-    let span = t_max as f64 / div;
+    time_axis(
+        s,
+        (LEFT, PLOT_W),
+        top + PANEL_H,
+        t_max as f64 / div,
+        &format!("time ({unit})"),
+    );
+}
+
+/// Draws a horizontal time axis under a plot: ticks from 0 to `span` (in the axis unit) over
+/// the `(left, width)` px of the plot, whose bottom edge is at `bottom` px, and `label` below.
+pub(crate) fn time_axis(
+    s: &mut String,
+    (left, width): (usize, usize),
+    bottom: usize,
+    span: f64,
+    label: &str,
+) {
     let step = tick_step(span);
     let mut v = 0.0;
     while v <= span + 1e-9 {
-        let x = LEFT as f64 + v / span * PLOT_W as f64;
+        let x = left as f64 + v / span * width as f64;
         let _ = writeln!(
             s,
-            r##"<line x1="{x:.1}" y1="{}" x2="{x:.1}" y2="{}" stroke="#999"/><text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"##,
-            top + PANEL_H,
-            top + PANEL_H + 4,
-            top + PANEL_H + 16,
+            r##"<line x1="{x:.1}" y1="{bottom}" x2="{x:.1}" y2="{}" stroke="#999"/><text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"##,
+            bottom + 4,
+            bottom + 16,
             trim_float(v)
         );
         v += step;
     }
     let _ = writeln!(
         s,
-        r#"<text x="{}" y="{}" text-anchor="middle">time ({unit})</text>"#,
-        LEFT + PLOT_W / 2,
-        top + PANEL_H + 32
+        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+        left + width / 2,
+        bottom + 32,
+        esc(label)
     );
 }
 
-fn trim_float(v: f64) -> String {
+pub(crate) fn trim_float(v: f64) -> String {
     let t = format!("{v:.3}");
     t.trim_end_matches('0').trim_end_matches('.').to_string()
 }

@@ -4,11 +4,13 @@
 //! which holds wall time and thread counts) are byte-identical for any thread count;
 //! `summary.json`'s `results_digest` is a digest of all of that deterministic content.
 
+use super::capacity::{occupancy_csv, CapacityRow, JobSizing};
 use super::collect::{
     secs, secs_f, Conservation, DeviceRow, JobSummary, LinkRow, ReservationRow, Results, ServerRow,
 };
 use super::cost::Cost;
 use super::files::OutputSet;
+use super::occupancy_plot::occupancy_svg;
 use super::plot::{bar_svg, timeline_svg, JobTimeline};
 use crate::lower::machine::MachineSummary;
 use crate::scenario::Scenario;
@@ -73,11 +75,11 @@ pub fn timeline_csv(r: &Results, job_names: &[String]) -> String {
 /// empty where a rank had no I/O or did not finish.
 pub fn ranks_csv(r: &Results, job_names: &[String]) -> String {
     let opt = |t: Option<u64>| t.map(secs).unwrap_or_default();
-    let header = "job,rank,node,bytes_written,bytes_read,io_ops,time_in_io_s,first_io_start_s,last_io_end_s,finished_s\n";
+    let header = "job,rank,node,bytes_written,bytes_read,io_ops,time_in_io_s,first_io_start_s,last_io_end_s,finished_s,time_stalled_s\n";
     csv_text(header, &r.ranks, |s, k| {
         let _ = write!(
             s,
-            "{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{}",
             job_field(job_names, k.job),
             k.rank,
             k.node,
@@ -87,7 +89,8 @@ pub fn ranks_csv(r: &Results, job_names: &[String]) -> String {
             secs(k.time_in_io),
             opt(k.first_io_start),
             opt(k.last_io_end),
-            opt(k.finished)
+            opt(k.finished),
+            secs(k.time_stalled)
         );
     })
 }
@@ -122,8 +125,24 @@ struct Summary<'a> {
     devices: &'a [DeviceRow],
     links: &'a [LinkRow],
     conservation: &'a Conservation,
+    sizing: Sizing<'a>,
     cost: &'a Cost,
     scenario: &'a Scenario,
+}
+
+/// `summary.json` `sizing`: per job and per burst-buffer device, how full, how long writers
+/// waited for space, what was spilled and drained.
+#[derive(Serialize)]
+struct Sizing<'a> {
+    jobs: Vec<NamedSizing<'a>>,
+    devices: &'a [CapacityRow],
+}
+
+#[derive(Serialize)]
+struct NamedSizing<'a> {
+    name: &'a str,
+    #[serde(flatten)]
+    figures: &'a JobSizing,
 }
 
 /// Everything `bbsim run` writes, rendered in memory.
@@ -165,6 +184,18 @@ pub fn render(
         devices: &r.devices,
         links: &r.links,
         conservation: &r.conservation,
+        sizing: Sizing {
+            jobs: r
+                .jobs
+                .iter()
+                .zip(&r.sizing)
+                .map(|(j, figures)| NamedSizing {
+                    name: &j.name,
+                    figures,
+                })
+                .collect(),
+            devices: &r.capacity,
+        },
         cost,
         scenario,
     };
@@ -173,10 +204,16 @@ pub fn render(
     } else {
         Vec::new()
     };
+    let occupancy = if r.capacity.is_empty() {
+        String::new()
+    } else {
+        occupancy_csv(&r.capacity, r.last_activity)
+    };
     let body_json = serde_json::to_string_pretty(&body).unwrap_or_default();
     let mut d = Digest::new();
     d.bytes(timeline.as_bytes())
         .bytes(ranks.as_bytes())
+        .bytes(occupancy.as_bytes())
         .bytes(body_json.as_bytes());
     for (_, svg) in &svgs {
         d.bytes(svg.as_bytes());
@@ -188,6 +225,9 @@ pub fn render(
         files.push(("timeline.csv", timeline.into_bytes()));
     }
     files.push(("ranks.csv", ranks.into_bytes()));
+    if !occupancy.is_empty() {
+        files.push(("occupancy.csv", occupancy.into_bytes()));
+    }
     for (name, svg) in svgs {
         files.push((name, svg.into_bytes()));
     }
@@ -224,8 +264,8 @@ fn summary_json(body: &Summary<'_>, digest: u64, stats: &RunStats) -> String {
     serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
 }
 
-/// The run's SVG plots, (file name, text) in writing order: `timeline.svg`, `hops.svg` and
-/// `utilisation.svg`.
+/// The run's SVG plots, (file name, text) in writing order: `timeline.svg`, `hops.svg`,
+/// `utilisation.svg` and, with burst-buffer devices, `occupancy.svg`.
 fn plots(name: &str, r: &Results) -> Vec<(&'static str, String)> {
     let panels: Vec<JobTimeline> = r
         .jobs
@@ -242,7 +282,7 @@ fn plots(name: &str, r: &Results) -> Vec<(&'static str, String)> {
         .iter()
         .map(|j| (j.name.clone(), j.avg_hops))
         .collect();
-    vec![
+    let mut svgs = vec![
         (
             "timeline.svg",
             timeline_svg(&format!("{name}: per-rank I/O phases"), &panels),
@@ -263,7 +303,18 @@ fn plots(name: &str, r: &Results) -> Vec<(&'static str, String)> {
                 &utilisation_bars(r),
             ),
         ),
-    ]
+    ];
+    if !r.capacity.is_empty() {
+        svgs.push((
+            "occupancy.svg",
+            occupancy_svg(
+                &format!("{name}: burst-buffer occupancy"),
+                &r.capacity,
+                r.last_activity,
+            ),
+        ));
+    }
+    svgs
 }
 
 /// The bars of `utilisation.svg` (percent): each link class's mean busy fraction, then the
@@ -347,6 +398,7 @@ pub fn table(
             j.avg_hops
         );
     }
+    sizing_table(&mut s, r);
     if !r.conservation.holds {
         let _ = writeln!(
             s,
@@ -366,4 +418,59 @@ pub fn table(
         );
     }
     s
+}
+
+/// The burst-buffer part of the table: per job its peak footprint, time its ranks waited for
+/// space, bytes spilled and drained; then the fullest device.
+fn sizing_table(s: &mut String, r: &Results) {
+    if r.capacity.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n{:<16} {:>11} {:>7} {:>12} {:>12} {:>11} {:>11} {:>12}",
+        "burst buffer",
+        "peak held",
+        "of cap",
+        "stalled sum",
+        "stalled max",
+        "spilled",
+        "drained",
+        "drain done"
+    );
+    for (j, z) in r.jobs.iter().zip(&r.sizing) {
+        let done = z
+            .drain_done_s
+            .map_or_else(|| "-".to_string(), |t| format!("{t:.3} s"));
+        let _ = writeln!(
+            s,
+            "{:<16} {:>11} {:>6.1}% {:>10.3} s {:>10.3} s {:>11} {:>11} {:>12}",
+            j.name.chars().take(16).collect::<String>(),
+            human_bytes(z.peak_bytes),
+            z.peak_pct,
+            z.time_stalled_sum_s,
+            z.time_stalled_max_s,
+            human_bytes(z.spilled_bytes),
+            human_bytes(z.drained_bytes),
+            done
+        );
+    }
+    if let Some(d) = r
+        .capacity
+        .iter()
+        .max_by(|a, b| a.peak_pct.total_cmp(&b.peak_pct).then(b.host.cmp(&a.host)))
+    {
+        let waits: u64 = r.capacity.iter().map(|c| c.stalled_writes).sum();
+        let _ = writeln!(
+            s,
+            "fullest device: {} {} held {} of {} ({:.1}%) at {:.3} s; {} write(s) waited for space",
+            d.kind,
+            d.host,
+            human_bytes(d.peak_bytes),
+            human_bytes(d.capacity_bytes),
+            d.peak_pct,
+            d.peak_at_s,
+            waits
+        );
+    }
 }

@@ -167,6 +167,7 @@ pub fn sweep_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
                 for j in 0..max_jobs {
                     csv.push_str(&job_columns(f.results.jobs.get(j)));
                 }
+                csv.push_str(&sizing_columns(&f.results, max_jobs));
             }
             Err(e) => csv.push_str(&failed_columns(e, max_jobs)),
         }
@@ -191,8 +192,60 @@ fn header(vars: &[(String, Vec<String>)], max_jobs: usize) -> String {
             let _ = write!(csv, ",job{j}_{m}");
         }
     }
+    for c in SIZING_RUN_COLUMNS {
+        csv.push(',');
+        csv.push_str(c);
+    }
+    for j in 0..max_jobs {
+        for m in SIZING_JOB_COLUMNS {
+            let _ = write!(csv, ",job{j}_{m}");
+        }
+    }
     csv.push('\n');
     csv
+}
+
+/// The run's sizing columns: the fullest burst-buffer device's peak (% of its capacity) and
+/// the writes that waited for space.
+pub const SIZING_RUN_COLUMNS: [&str; 2] = ["fullest_device_peak_pct", "stalled_writes"];
+
+/// Each job's sizing columns (after every job's [`JOB_COLUMNS`]).
+pub const SIZING_JOB_COLUMNS: [&str; 7] = [
+    "peak_held_bytes",
+    "peak_held_pct",
+    "time_stalled_sum_s",
+    "time_stalled_max_s",
+    "spilled_bytes",
+    "drained_bytes",
+    "drain_done_s",
+];
+
+/// The [`SIZING_RUN_COLUMNS`] and, per job, [`SIZING_JOB_COLUMNS`] of a finished run.
+fn sizing_columns(r: &Results, max_jobs: usize) -> String {
+    let peak = r.capacity.iter().map(|c| c.peak_pct).fold(0.0, f64::max);
+    let waits: u64 = r.capacity.iter().map(|c| c.stalled_writes).sum();
+    let mut s = format!(",{peak:.3},{waits}");
+    for j in 0..max_jobs {
+        match r.sizing.get(j) {
+            Some(z) => {
+                let _ = write!(
+                    s,
+                    ",{},{:.3},{:.9},{:.9},{},{},{}",
+                    z.peak_bytes,
+                    z.peak_pct,
+                    z.time_stalled_sum_s,
+                    z.time_stalled_max_s,
+                    z.spilled_bytes,
+                    z.drained_bytes,
+                    z.drain_done_s
+                        .map(|t| format!("{t:.9}"))
+                        .unwrap_or_default()
+                );
+            }
+            None => s.push_str(&",".repeat(SIZING_JOB_COLUMNS.len())),
+        }
+    }
+    s
 }
 
 /// The I/O phase (s) of job 0 in the run that differs from `run` only by having no burst
@@ -237,13 +290,21 @@ fn run_columns(f: &RunFigures, c: &Cost, pfs_phase_s: Option<f64>) -> String {
     )
 }
 
-/// The columns of a failed run: its status `failed: <why>`, then empty cells.
+/// The columns of a failed run: its status `failed: <why>` on one line, then empty cells.
 fn failed_columns(why: &str, max_jobs: usize) -> String {
+    // One line per run: the message's line breaks become "; ".
+    let why = why
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
     let mut s = format!(",{}", csv_field(&format!("failed: {why}")));
     s.push_str(&",".repeat(RUN_COLUMNS.len() - 1));
     for _ in 0..max_jobs {
         s.push_str(&job_columns(None));
     }
+    s.push_str(&",".repeat(SIZING_RUN_COLUMNS.len() + max_jobs * SIZING_JOB_COLUMNS.len()));
     s
 }
 
@@ -314,15 +375,16 @@ mod tests {
              cost_capital_usd,cost_energy_usd,cost_total_usd,usd_per_gb_per_s,usd_per_tb,\
              job0_speedup_vs_pfs,job0_speedup_per_musd,job0_name,job0_io_phase_s,"
         ));
-        assert!(head.ends_with(",job0_io_phase_time_in_io_p99_s\n"));
+        assert!(head.contains(",job0_io_phase_time_in_io_p99_s,fullest_device_peak_pct,"));
+        assert!(head.ends_with(",job0_drain_done_s\n"));
         let failed = failed_columns("no \"luck\", sorry", 1);
         assert!(failed.starts_with(",\"failed: no \"\"luck\"\", sorry\","));
         // One cell per column after run, dir and the varied key.
         let cells = |s: &str| s.matches(',').count();
         assert_eq!(
             cells(&failed) - cells("\"failed: no \"\"luck\"\", sorry\""),
-            11 + 12
+            11 + 12 + 2 + 7
         );
-        assert_eq!(cells(&head) - 2, 11 + 12);
+        assert_eq!(cells(&head) - 2, 11 + 12 + 2 + 7);
     }
 }

@@ -1,6 +1,7 @@
 //! Integration tests of the `bbsim-sim` library API: load a scenario with `--set` overrides,
 //! run it, render its outputs; no `bbsim` binary involved.
 
+mod capacity;
 mod common;
 mod diagnostics;
 mod quickstart;

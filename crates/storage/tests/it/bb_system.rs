@@ -162,9 +162,14 @@ fn requests_record_servers_and_hops() {
     }
 }
 
+/// A server of 8 MiB whose writers `policy` when full; with `stall` it drains when its
+/// clients end, and before that whenever a writer waits for space (with `spill`, never).
 fn small_bb(policy: FullPolicy) -> BbServerConfig {
     let mut b = bb_cfg(8 * MIB);
     b.full_policy = policy;
+    if policy == FullPolicy::Stall {
+        b.drain.policy = DrainPolicy::JobEnd;
+    }
     b
 }
 
@@ -463,6 +468,8 @@ fn bad_configuration_names_the_key() {
     );
     let mut b = bb_cfg(1 << 30);
     b.drain.evict = false;
+    assert!(b.validate().is_ok(), "nothing to evict when nothing drains");
+    b.drain.policy = DrainPolicy::Immediate;
     assert_eq!(b.validate().unwrap_err().key, "drain.evict");
     let mut b = bb_cfg(1 << 30);
     b.threads = 0;
@@ -561,17 +568,22 @@ fn a_server_that_cannot_fill_keeps_no_drain_queue_and_reports_the_same() {
 }
 
 #[test]
-fn a_too_low_bound_still_drains_a_full_server() {
-    // The server holds 8 MiB and is told at most 1 unit will come; 32 MiB do, so writes stall,
-    // the server queues its idle dirty units after all, and the drain makes room as before.
-    let sim = run_bounded(&overflowing_writer(), 1);
-    let c = check(&sim);
-    assert_eq!((c.written, c.in_flight), (32 * MIB, 0));
-    assert!(c.on_pfs >= 24 * MIB, "the overflow was drained: {c:?}");
+fn a_full_server_that_never_drains_keeps_its_writers_waiting() {
+    // The server holds 8 MiB, drain policy `none`, and is told at most 1 unit will come; 32
+    // MiB do: the first 8 are written, the rest wait for ever (nothing drains, nothing is
+    // lost), and the run ends with them still waiting.
+    let mut s = overflowing_writer();
+    if let Some((b, _)) = s.bb.as_mut() {
+        b.drain.policy = DrainPolicy::None;
+    }
+    let sim = run_bounded(&s, 1);
     let server = bb_servers(&sim)[0];
-    assert!(server.keeps_drain_order(), "queued from the first stall on");
-    assert!(server.capacity().used() <= 8 * MIB);
-    assert_eq!(clients(&sim)[0].records.len(), 32);
+    let l = server.ledger();
+    assert_eq!(l.drain_handed, 0, "none never drains: {l:?}");
+    assert_eq!(server.capacity().used(), 8 * MIB);
+    assert_eq!(l.received - l.stalled, 8 * MIB);
+    assert!(!server.waiting_writes().is_empty());
+    assert!(clients(&sim)[0].records.len() < 32);
 }
 
 #[test]

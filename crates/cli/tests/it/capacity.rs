@@ -1,0 +1,96 @@
+//! A run that can never finish (a burst buffer too small for what is written, nothing
+//! draining it) fails with a message naming the job and the device, writes nothing, and is
+//! marked failed in a sweep; a larger one runs and reports its sizing figures.
+
+use crate::common::{read_json, run_err, run_ok, scratch};
+
+/// The built-in quickstart, shrunk to a second of wall time.
+const SMALL: [&str; 10] = [
+    "--set",
+    "jobs.0.ranks=12",
+    "--set",
+    "jobs.0.block_size=2MiB",
+    "--set",
+    "jobs.1.ranks=12",
+    "--set",
+    "jobs.1.bytes_per_rank=2MiB",
+    "--set",
+    "jobs.1.checkpoints=1",
+];
+
+#[test]
+fn a_burst_buffer_too_small_to_finish_fails_and_writes_nothing() {
+    let out = scratch("stuck-run");
+    let mut args = vec![
+        "run",
+        "--quiet",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--set",
+        "burst_buffer.ssd.capacity=1MB",
+    ];
+    args.extend(SMALL);
+    let err = run_err(&args);
+    for part in [
+        "cannot finish",
+        "job 'ior'",
+        "BB server",
+        "capacity",
+        "\"none\"",
+    ] {
+        assert!(err.contains(part), "{part:?} missing from: {err}");
+    }
+    assert!(!out.join("summary.json").exists(), "no output on failure");
+}
+
+#[test]
+fn a_sweep_marks_the_run_that_cannot_finish_failed() {
+    let out = scratch("stuck-sweep");
+    let mut args = vec![
+        "sweep",
+        "--quiet",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--vary",
+        "burst_buffer.ssd.capacity=1MB,1.6TB",
+    ];
+    args.extend(SMALL);
+    let err = run_err(&args);
+    assert!(err.contains("1 of 2 sweep runs failed"), "{err}");
+    let csv = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(rows[0].contains(",fullest_device_peak_pct,stalled_writes,"));
+    assert!(
+        rows[1].contains("failed: the run cannot finish"),
+        "{}",
+        rows[1]
+    );
+    assert!(rows[2].contains(",ok,"), "{}", rows[2]);
+}
+
+#[test]
+fn a_run_reports_its_burst_buffer_sizing() {
+    let out = scratch("sizing");
+    let mut args = vec!["run", "--out", out.to_str().expect("utf-8")];
+    args.extend(SMALL);
+    let o = run_ok(&args);
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("peak held"), "{table}");
+    assert!(table.contains("fullest device: bb-server"), "{table}");
+    let s = read_json(&out.join("summary.json"));
+    let jobs = s["sizing"]["jobs"].as_array().expect("sizing.jobs");
+    assert_eq!(jobs[0]["name"], "ior");
+    // Nothing drains (policy none) and nothing fills: every byte written is held.
+    let written = s["jobs"][0]["bytes_written"].as_u64().expect("bytes");
+    assert!(jobs[0]["peak_bytes"].as_u64().expect("peak") >= written);
+    assert_eq!(jobs[0]["drained_bytes"], 0);
+    let occ = std::fs::read_to_string(out.join("occupancy.csv")).expect("occupancy.csv");
+    assert!(occ.starts_with("kind,host,time_s,occupied_bytes,capacity_bytes,fill_pct\n"));
+    assert!(out.join("occupancy.svg").exists());
+    let ranks = std::fs::read_to_string(out.join("ranks.csv")).expect("ranks.csv");
+    assert!(ranks
+        .lines()
+        .next()
+        .expect("header")
+        .ends_with(",time_stalled_s"));
+}

@@ -1,0 +1,158 @@
+//! Burst-buffer capacity against closed forms: what a full node-local SSD spills, how long a
+//! writer waits for a drain of known bandwidth, that `none` never drains (and a run that can
+//! never finish fails, naming the device), and peak occupancy in a two-checkpoint case.
+
+use crate::common::{load, scratch, summary};
+use bbsim_sim::run::RunError;
+use std::path::{Path, PathBuf};
+
+const MIB: u64 = 1 << 20;
+
+/// A small fat-tree with node-local SSDs of `capacity` and one checkpointing job of `ranks`
+/// ranks, one per node, each writing `mib` MiB in 1 MiB transfers per checkpoint.
+fn scenario(name: &str, capacity: &str, ranks: u32, mib: u64, checkpoints: u32) -> PathBuf {
+    let dir = scratch(name);
+    let path = dir.join("s.toml");
+    let text = format!(
+        r#"
+name = "{name}"
+[simulation]
+seed = 1
+threads = 1
+[network]
+topology = "fat-tree"
+levels = 3
+radix = 4
+link_bandwidth = "100GB/s"
+link_latency = "50ns"
+router_delay = "90ns"
+[burst_buffer]
+placement = "node-local"
+[burst_buffer.ssd]
+write_bandwidth = "10GB/s"
+read_bandwidth = "10GB/s"
+op_overhead = "1us"
+capacity = "{capacity}"
+[burst_buffer.drain]
+policy = "none"
+bandwidth = "100MB/s"
+[pfs]
+io_nodes = 1
+servers = 4
+server_bandwidth = "20GB/s"
+latency = "10us"
+[[jobs]]
+name = "ckpt"
+source = "checkpoint"
+ranks = {ranks}
+ranks_per_node = 1
+bytes_per_rank = "{mib}MiB"
+transfer_size = "1MiB"
+period = "1ms"
+checkpoints = {checkpoints}
+"#
+    );
+    std::fs::write(&path, text).expect("scenario written");
+    path
+}
+
+fn run(path: &Path, set: &[&str]) -> Result<serde_json::Value, RunError> {
+    let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
+    let loaded = load(path, &set);
+    let f = loaded.run(1, |_| {})?;
+    Ok(summary(&loaded.render(&f)))
+}
+
+fn job(s: &serde_json::Value, key: &str) -> f64 {
+    s["sizing"]["jobs"][0][key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("sizing.jobs[0].{key} in {}", s["sizing"]))
+}
+
+#[test]
+fn a_full_node_local_ssd_spills_exactly_what_does_not_fit() {
+    // Four nodes, each writing B = 24 MiB to an SSD of C = 10 MiB: B - C per node to the PFS.
+    let p = scenario("spill", "10MiB", 4, 24, 1);
+    let s = run(&p, &["burst_buffer.full_policy=spill"]).expect("runs");
+    assert_eq!(job(&s, "spilled_bytes") as u64, 4 * (24 - 10) * MIB);
+    assert_eq!(job(&s, "peak_bytes") as u64, 4 * 10 * MIB);
+    assert_eq!(job(&s, "time_stalled_sum_s"), 0.0);
+    let devices = s["sizing"]["devices"].as_array().expect("devices");
+    assert_eq!(devices.len(), 4);
+    for d in devices {
+        assert_eq!(d["kind"], "node-local");
+        assert_eq!(d["peak_bytes"].as_u64(), Some(10 * MIB));
+        assert_eq!(d["peak_pct"].as_f64(), Some(100.0));
+        assert_eq!(d["spilled_bytes"].as_u64(), Some(14 * MIB));
+    }
+    // Every byte is in one place: on the SSDs or on the PFS.
+    assert_eq!(s["conservation"]["holds"], true);
+    assert_eq!(s["conservation"]["to_pfs"].as_u64(), Some(4 * 14 * MIB));
+}
+
+#[test]
+fn a_stalled_writer_waits_for_the_drain_as_the_closed_form_says() {
+    // One rank writes n = 20 transfers of s = 1 MiB to an SSD holding m = 5. The drain copies
+    // each extent to the PFS as soon as it is written, starting one every s / D; write m + k
+    // is admitted once extent k has reached the PFS. Writes to the SSD (0.1 ms each) and the
+    // PFS round trip are small beside s / D = 10.5 ms, so the rank waits about
+    // (n - m - 1) s / D in all.
+    let p = scenario("stall", "5MiB", 1, 20, 1);
+    let s = run(&p, &["burst_buffer.drain.policy=immediate"]).expect("runs");
+    let d = 100e6;
+    let expected = (20.0 - 5.0 - 1.0) * MIB as f64 / d;
+    let stalled = job(&s, "time_stalled_max_s");
+    assert!(
+        (stalled - expected).abs() / expected < 0.03,
+        "stalled {stalled} s, closed form {expected} s"
+    );
+    assert_eq!(job(&s, "time_stalled_sum_s"), stalled, "one rank");
+    assert_eq!(job(&s, "spilled_bytes"), 0.0);
+    // Everything is drained in the end; the SSD never held more than its capacity.
+    assert_eq!(job(&s, "drained_bytes") as u64, 20 * MIB);
+    assert_eq!(job(&s, "peak_bytes") as u64, 5 * MIB);
+}
+
+#[test]
+fn with_no_drain_a_stalled_writer_fails_the_run_naming_the_device() {
+    let p = scenario("stuck", "5MiB", 1, 20, 1);
+    let err = match run(&p, &[]) {
+        Err(RunError::Stuck(why)) => why,
+        Err(e) => panic!("expected a stuck run, got {e}"),
+        Ok(_) => panic!("a run that cannot finish succeeded"),
+    };
+    for part in [
+        "job 'ckpt'",
+        "node-local SSD of compute node",
+        "capacity 5.243MB",
+        "1.049MB",
+        "\"none\" never frees space",
+    ] {
+        assert!(err.contains(part), "{part:?} missing from: {err}");
+    }
+}
+
+#[test]
+fn drain_none_never_drains_even_when_full() {
+    // Spill instead of stall: the SSD fills, nothing is drained.
+    let p = scenario("none", "5MiB", 2, 8, 1);
+    let s = run(&p, &["burst_buffer.full_policy=spill"]).expect("runs");
+    assert_eq!(job(&s, "drained_bytes"), 0.0);
+    assert_eq!(s["conservation"]["local_drained"].as_u64(), Some(0));
+    assert_eq!(job(&s, "spilled_bytes") as u64, 2 * 3 * MIB);
+}
+
+#[test]
+fn peak_occupancy_of_two_checkpoints_is_their_sum_without_a_drain() {
+    // Two checkpoints of 3 MiB per rank into new files, nothing drained: the peak is both.
+    let p = scenario("peak", "64MiB", 2, 3, 2);
+    let s = run(&p, &[]).expect("runs");
+    assert_eq!(job(&s, "peak_bytes") as u64, 2 * 2 * 3 * MIB);
+    let d = &s["sizing"]["devices"][0];
+    assert_eq!(d["peak_bytes"].as_u64(), Some(2 * 3 * MIB));
+    let pct = d["peak_pct"].as_f64().expect("pct");
+    assert!((pct - 6.0 / 64.0 * 100.0).abs() < 1e-9);
+    // The peak is reached when the second checkpoint's last byte lands: after the first
+    // period, the first checkpoint, and the second period.
+    assert!(d["peak_at_s"].as_f64().expect("when") > 2e-3);
+}
