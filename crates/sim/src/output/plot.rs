@@ -23,14 +23,14 @@ const LEFT: usize = 90;
 const PANEL_H: usize = 220;
 const ROWS_MAX: usize = 200;
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
 
 /// A "nice" tick step for an axis spanning `span` units.
-fn tick_step(span: f64) -> f64 {
+pub(crate) fn tick_step(span: f64) -> f64 {
     if span <= 0.0 {
         return 1.0;
     }
@@ -91,7 +91,7 @@ pub fn timeline_svg(title: &str, jobs: &[JobTimeline]) -> String {
 }
 
 /// Opens an SVG picture `width` by `height` px: white background, `title` centred on top.
-fn svg_open(s: &mut String, width: usize, height: usize, title: &str) {
+pub(crate) fn svg_open(s: &mut String, width: usize, height: usize, title: &str) {
     let _ = writeln!(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">"#
@@ -204,7 +204,7 @@ fn panel_axes(s: &mut String, job: &JobTimeline, top: usize, t_max: u64) {
     );
 }
 
-fn trim_float(v: f64) -> String {
+pub(crate) fn trim_float(v: f64) -> String {
     let t = format!("{v:.3}");
     t.trim_end_matches('0').trim_end_matches('.').to_string()
 }
