@@ -123,6 +123,7 @@ pub fn run(a: &SizeArgs) -> Result<(), String> {
             first.scenario.name.replace(['/', ' '], "_")
         ))
     });
+    let name = first.scenario.name.clone();
     drop(first);
     let labels: Vec<String> = plan.combos.iter().map(|c| design_label(&dims, c)).collect();
     let total = plan.len();
@@ -175,11 +176,7 @@ pub fn run(a: &SizeArgs) -> Result<(), String> {
     let chosen_pos = outcome
         .chosen
         .and_then(|c| tried.iter().position(|t| t.design == c));
-    let title = format!(
-        "{}: cost against {}",
-        first_name(&out),
-        targets[0].column_name(&jobs)
-    );
+    let title = format!("{}: cost against {}", name, targets[0].column_name(&jobs));
     let svg = sizing_svg(
         &title,
         &targets[0],
@@ -218,13 +215,6 @@ pub fn run(a: &SizeArgs) -> Result<(), String> {
             Err(no_design(&targets, &jobs, &tried, &labels))
         }
     }
-}
-
-/// The output directory's name, for the plot's title.
-fn first_name(out: &Path) -> String {
-    out.file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| "bbsim size".into())
 }
 
 /// Loads every design of `plan` (`--jobs` at a time) and returns its total cost (US$), or

@@ -46,11 +46,11 @@ pub fn sizing_csv(dims: &[Dim], targets: &[Target], jobs: &[String], tried: &[Tr
 }
 
 const W: f64 = 860.0;
-const H: f64 = 560.0;
+const H: f64 = 600.0;
 const LEFT: f64 = 110.0;
 const RIGHT: f64 = 30.0;
 const TOP: f64 = 50.0;
-const BOTTOM: f64 = 70.0;
+const BOTTOM: f64 = 110.0;
 
 /// The Pareto front of `(x, cost)` points (both lower is better): indices sorted by x, each
 /// cheaper than every point before it.
@@ -73,9 +73,8 @@ pub fn pareto(points: &[(f64, f64)]) -> Vec<usize> {
     front
 }
 
-/// Axis ticks from 0 (or below `lo`) to past `hi`: (first, step, last).
+/// Axis ticks from `lo` (or just below) to past `hi`: (first, step, last).
 fn axis(lo: f64, hi: f64) -> (f64, f64, f64) {
-    let lo = lo.min(0.0);
     let step = tick_step((hi - lo).max(f64::MIN_POSITIVE));
     let first = (lo / step).floor() * step;
     let last = ((hi / step).ceil() * step).max(first + step);
@@ -120,8 +119,11 @@ pub fn sizing_svg(
     let limit = target.limit / scale;
     let xmax = pts.iter().map(|p| p.1).fold(limit, f64::max);
     let ymax = pts.iter().map(|p| p.2).fold(0.0, f64::max);
+    let ymin = pts.iter().map(|p| p.2).fold(f64::INFINITY, f64::min);
+    let ymin = if ymin.is_finite() { ymin } else { 0.0 };
+    let pad = ((ymax - ymin) * 0.1).max(ymax * 0.01);
     let (x0, xs, x1) = axis(0.0, xmax * 1.05);
-    let (y0, ys, y1) = axis(0.0, ymax * 1.05);
+    let (y0, ys, y1) = axis((ymin - pad).max(0.0), ymax + pad);
     let pw = W - LEFT - RIGHT;
     let ph = H - TOP - BOTTOM;
     let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * pw;
@@ -162,7 +164,7 @@ pub fn sizing_svg(
         s,
         r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="13">{} ({unit_label})</text>"#,
         LEFT + pw / 2.0,
-        H - 22.0,
+        TOP + ph + 40.0,
         esc(&target.column_name(jobs))
     );
     let _ = writeln!(
@@ -213,9 +215,14 @@ pub fn sizing_svg(
         let dx = if anchor == "end" { -14.0 } else { 14.0 };
         let _ = writeln!(
             s,
-            r##"<circle cx="{cx:.1}" cy="{cy:.1}" r="10" fill="none" stroke="#d62728" stroke-width="2.5"/><text x="{:.1}" y="{:.1}" text-anchor="{anchor}" font-size="12" fill="#d62728">chosen: {} ({}, {} {unit_label})</text>"##,
+            r##"<circle cx="{cx:.1}" cy="{cy:.1}" r="10" fill="none" stroke="#d62728" stroke-width="2.5"/><text x="{:.1}" y="{:.1}" text-anchor="{anchor}" font-size="12" fill="#d62728">chosen</text>"##,
             cx + dx,
             cy - 12.0,
+        );
+        let _ = writeln!(
+            s,
+            r##"<text x="{:.1}" y="42" text-anchor="middle" font-size="12" fill="#d62728">chosen: {} ({}, {} {unit_label})</text>"##,
+            W / 2.0,
             esc(&labels[i]),
             dollars_exact(tried[i].cost),
             fmt_value(x)
@@ -240,14 +247,9 @@ fn dollars_exact(v: f64) -> String {
     format!("{}${out}", if n < 0 { "-" } else { "" })
 }
 
-/// The legend box in the top right corner of the plot.
+/// The legend: one row under the plot, each mark followed by its text.
 fn legend(s: &mut String, target: &str) {
-    let x = W - RIGHT - 250.0;
-    let y = TOP + 10.0;
-    let _ = writeln!(
-        s,
-        r##"<rect x="{x}" y="{y}" width="240" height="100" fill="white" stroke="#bbb"/>"##
-    );
+    let y = H - 30.0;
     let rows: [(&str, String); 5] = [
         (
             r##"<circle cx="{cx}" cy="{cy}" r="5" fill="#1f77b4" stroke="#1f77b4"/>"##,
@@ -259,31 +261,44 @@ fn legend(s: &mut String, target: &str) {
         ),
         (
             r##"<line x1="{x0}" y1="{cy}" x2="{x1}" y2="{cy}" stroke="#2ca02c" stroke-width="2"/>"##,
-            "Pareto front (cost, metric)".into(),
+            "Pareto front".into(),
         ),
         (
             r##"<line x1="{x0}" y1="{cy}" x2="{x1}" y2="{cy}" stroke="#d62728" stroke-dasharray="6,4"/>"##,
-            format!("target {}", esc(target)),
+            format!("target {target}"),
         ),
         (
             r##"<circle cx="{cx}" cy="{cy}" r="8" fill="none" stroke="#d62728" stroke-width="2.5"/>"##,
-            "chosen design".into(),
+            "chosen".into(),
         ),
     ];
-    for (k, (mark, text)) in rows.iter().enumerate() {
-        let cy = y + 14.0 + k as f64 * 18.0;
-        let cx = x + 18.0;
+    let widths: Vec<f64> = rows
+        .iter()
+        .map(|r| 36.0 + r.1.chars().count() as f64 * 6.6)
+        .collect();
+    let mut x = ((W - widths.iter().sum::<f64>()) / 2.0).max(10.0);
+    let _ = writeln!(
+        s,
+        r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="24" fill="white" stroke="#bbb"/>"##,
+        x - 6.0,
+        y - 12.0,
+        widths.iter().sum::<f64>() + 12.0
+    );
+    for ((mark, text), w) in rows.iter().zip(&widths) {
+        let cx = x + 12.0;
         let m = mark
             .replace("{cx}", &format!("{cx:.1}"))
-            .replace("{cy}", &format!("{cy:.1}"))
+            .replace("{cy}", &format!("{y:.1}"))
             .replace("{x0}", &format!("{:.1}", cx - 10.0))
             .replace("{x1}", &format!("{:.1}", cx + 10.0));
         let _ = writeln!(
             s,
-            r#"{m}<text x="{:.1}" y="{:.1}" font-size="12">{text}</text>"#,
-            x + 36.0,
-            cy + 4.0
+            r#"{m}<text x="{:.1}" y="{:.1}" font-size="12">{}</text>"#,
+            x + 28.0,
+            y + 4.0,
+            esc(text)
         );
+        x += w;
     }
 }
 
