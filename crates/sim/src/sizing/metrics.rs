@@ -206,6 +206,11 @@ impl Target {
         if rhs.is_empty() {
             return Err(bad("no value after `<=`"));
         }
+        if rhs.starts_with('-') {
+            return Err(bad(&format!(
+                "`{rhs}` can never be met: `{name}` is never negative"
+            )));
+        }
         let limit = metric.unit.parse(rhs).map_err(|e| {
             bad(&format!(
                 "cannot read `{rhs}` as a value in {}: {e}",
