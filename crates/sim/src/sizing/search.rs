@@ -163,23 +163,36 @@ impl State<'_> {
             .find(|&d| !self.implied_infeasible(d))
     }
 
-    /// Up to `n` designs to run next, or none when the answer is settled.
+    /// Up to `n` designs to run next, or none when the answer is settled. The first pass
+    /// leaves out designs below or above one already taken (a miss or a success there would
+    /// settle them); the second fills what is left of the batch without that rule.
     fn batch(&self, n: usize) -> Vec<usize> {
         let mut batch: Vec<usize> = Vec::new();
-        for &c in &self.order {
-            if batch.len() >= n {
-                break;
-            }
-            if self.known[c] == Known::Feasible {
-                // Everything after it in cost order cannot be the answer.
-                break;
-            }
-            if self.implied_infeasible(c) || batch.contains(&c) {
-                continue;
-            }
-            let p = self.probe(c, &batch);
-            if !batch.contains(&p) {
-                batch.push(p);
+        for pass in 0..2 {
+            for &c in &self.order {
+                if batch.len() >= n {
+                    return batch;
+                }
+                if self.known[c] == Known::Feasible {
+                    // Everything after it in cost order cannot be the answer.
+                    break;
+                }
+                if self.implied_infeasible(c) || batch.contains(&c) {
+                    continue;
+                }
+                let related = |d: usize| {
+                    batch.iter().any(|&b| {
+                        self.space.le(&self.coords[d], &self.coords[b])
+                            || self.space.le(&self.coords[b], &self.coords[d])
+                    })
+                };
+                if pass == 0 && related(c) {
+                    continue;
+                }
+                let p = self.probe(c, &batch);
+                if !batch.contains(&p) && (pass == 1 || !related(p)) {
+                    batch.push(p);
+                }
             }
         }
         batch
