@@ -355,7 +355,10 @@ fn no_design(targets: &[Target], jobs: &[String], tried: &[Tried], labels: &[Str
     if !never.is_empty() {
         msg.push_str(&format!("; no design run meets {}", never.join(", ")));
     }
-    msg.push_str("\nbest reached per target:");
+    msg.push_str(&format!(
+        "\nbest reached per target (among the {} designs run):",
+        tried.len()
+    ));
     for (t, b) in targets.iter().zip(&best) {
         let u = t.metric.unit.symbol();
         match b {
