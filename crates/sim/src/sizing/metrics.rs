@@ -93,7 +93,10 @@ const fn run(
 use Unit::{Bytes, Seconds};
 
 /// Every metric a target can bound: one line each. Per-job metrics (`job`) may be scoped to
-/// a job (`NAME[JOB]`); unscoped they bound every job (the largest value over the jobs).
+/// a job (`NAME[JOB]`); unscoped they bound every job (the largest value over the jobs). A new
+/// metric is one more line: `job(name, unit, description, |j: &JobSummary| ...)` or
+/// `run(name, unit, description, |r: &Results| ...)`, returning `None` when the run lacks it;
+/// every metric must be lower-is-better. Add it to the table in docs/sizing.md too.
 #[rustfmt::skip]
 pub const METRICS: &[Metric] = &[
     job("io_time_max_s", Seconds, "largest time in I/O of any rank of the job", |j| Some(j.time_in_io_max_s)),

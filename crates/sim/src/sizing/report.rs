@@ -7,9 +7,10 @@ use crate::output::plot::{esc, svg_open, tick_step, trim_float};
 use crate::output::report::csv_field;
 use std::fmt::Write as _;
 
-/// The text of `sizing.csv`: `design,dir`, the dimensions' keys, `cost_usd`, one column per
-/// target (`metric[job]_<unit>`... named `metric` or `metric[job]`; metric names end in their
-/// unit), `feasible` (`yes`/`no`) and `reason`. One row per design, in the order run.
+/// The text of `sizing.csv`: `design,dir`, the dimensions' keys, `cost_usd` (US$), one
+/// column per target named `metric` or `metric[job]` (metric names end in their unit: `_s`
+/// seconds, `_bytes` bytes), `feasible` (`yes`/`no`) and `reason`. One row per design, in the
+/// order run.
 pub fn sizing_csv(dims: &[Dim], targets: &[Target], jobs: &[String], tried: &[Tried]) -> String {
     let mut csv = String::from("design,dir");
     for d in dims {
