@@ -4,6 +4,7 @@ mod net_cmd;
 mod phold_cmd;
 mod plot_cmd;
 mod run_cmd;
+mod size_cmd;
 mod sweep_cmd;
 mod trace_cmd;
 mod validate_cmd;
@@ -28,6 +29,10 @@ enum Command {
     Validate(validate_cmd::ValidateArgs),
     /// Run the cartesian product of varied scenario values and collect sweep.csv.
     Sweep(sweep_cmd::SweepArgs),
+    /// Find the cheapest burst-buffer design that meets targets (`--target io_time_max_s<=2s`)
+    /// over the given dimensions (`--dim burst_buffer.ssds_per_server=1..8`), running far
+    /// fewer designs than the product; writes sizing.csv and sizing.svg.
+    Size(size_cmd::SizeArgs),
     /// Run synthetic traffic (the scenario's `[traffic]` section) on its network and print
     /// messages delivered, latency, hops, non-minimal fraction and accepted throughput.
     Net(net_cmd::NetArgs),
@@ -60,6 +65,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run_cmd::run(&args),
         Command::Validate(args) => validate_cmd::run(&args),
         Command::Sweep(args) => sweep_cmd::run(&args),
+        Command::Size(args) => size_cmd::run(&args),
         Command::Trace(c) => trace_cmd::run(&c),
         Command::Net(args) => net_cmd::run(&args),
         Command::Phold(args) => phold_cmd::run(&args),

@@ -9,6 +9,7 @@ pub mod model;
 pub mod output;
 pub mod run;
 pub mod scenario;
+pub mod sizing;
 pub mod stuck;
 
 // The schema's units and diagnostics are used everywhere: keep their short paths.

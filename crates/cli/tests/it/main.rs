@@ -12,6 +12,7 @@ mod phases;
 #[cfg(unix)]
 mod pipes;
 mod plot;
+mod size;
 mod study;
 mod trains;
 mod workflows;
