@@ -172,10 +172,8 @@ fn run_one(a: &SweepArgs, plan: &SweepPlan, i: usize, l: &Loaded, out: &Path) ->
     let dir = plan.dir_name(i);
     let threads = a.threads.unwrap_or(l.scenario.simulation.threads);
     let started = std::time::Instant::now();
-    let outcome = run_loaded(l, threads, &out.join(&dir), false).map(|(_, _, f)| RunFigures {
-        results: f.results,
-        events: f.stats.events,
-        wall_s: started.elapsed().as_secs_f64(),
+    let outcome = run_loaded(l, threads, &out.join(&dir), false).map(|(_, _, f)| {
+        RunFigures::of(&f.results, f.stats.events, started.elapsed().as_secs_f64())
     });
     SweepRun {
         values: plan.combos[i].clone(),

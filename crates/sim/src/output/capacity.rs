@@ -48,7 +48,7 @@ pub struct CapacityRow {
 
 /// Per job: what it held on the burst buffer, how long its ranks waited for space, what it
 /// spilled and drained (`summary.json` `jobs[].sizing`).
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct JobSizing {
     /// Sum over the devices the job wrote to of the most bytes it held on each at once: its
     /// peak footprint when its devices fill together (striped writes, node-local checkpoints),

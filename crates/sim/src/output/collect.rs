@@ -86,7 +86,7 @@ pub struct RankRow {
 }
 
 /// Per-job results in `summary.json`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct JobSummary {
     /// Job name.
     pub name: String,

@@ -4,10 +4,10 @@
 
 use crate::lower::machine::Machine;
 use crate::scenario::CostSection;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The `cost` block of `summary.json`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cost {
     /// SSDs bought (BB servers' or one per compute node).
     pub ssds: u64,

@@ -6,7 +6,7 @@ use bbsim_engine::Time;
 use serde::Serialize;
 
 /// One I/O phase of a job in `summary.json`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct IoPhase {
     /// First I/O start in the phase (s).
     pub start_s: f64,

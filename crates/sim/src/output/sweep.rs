@@ -2,7 +2,9 @@
 //! varied values and one directory per run), and one row per run with its headline metrics,
 //! its design's cost, its job 0's speed-up over the PFS-only baseline and per-job columns.
 
+use super::capacity::JobSizing;
 use super::collect::{JobSummary, Results};
+use serde::{Deserialize, Serialize};
 use super::cost::Cost;
 use super::phases::IoPhase;
 use super::report::csv_field;
@@ -120,15 +122,39 @@ impl SweepPlan {
     }
 }
 
-/// What a finished run contributes to `sweep.csv`.
-#[derive(Clone, Debug)]
+/// What a finished run contributes to `sweep.csv`: everything its row needs, and no more,
+/// so that a run on another machine (a Slurm array task) can hand it over as JSON.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunFigures {
-    /// The run's results.
-    pub results: Results,
+    /// Simulated time at the end (ps).
+    pub sim_end: u64,
+    /// Per-job summaries.
+    pub jobs: Vec<JobSummary>,
+    /// Per-job burst-buffer figures.
+    pub sizing: Vec<JobSizing>,
+    /// The fullest burst-buffer device's peak (% of its capacity; 0 without one).
+    pub fullest_device_peak_pct: f64,
+    /// Writes that waited for space on any device.
+    pub stalled_writes: u64,
     /// Events executed.
     pub events: u64,
     /// Wall time of the run, outputs included (s).
     pub wall_s: f64,
+}
+
+impl RunFigures {
+    /// The figures of a finished run with `events` events and `wall_s` seconds of wall time.
+    pub fn of(r: &Results, events: u64, wall_s: f64) -> Self {
+        RunFigures {
+            sim_end: r.sim_end,
+            jobs: r.jobs.clone(),
+            sizing: r.sizing.clone(),
+            fullest_device_peak_pct: r.capacity.iter().map(|c| c.peak_pct).fold(0.0, f64::max),
+            stalled_writes: r.capacity.iter().map(|c| c.stalled_writes).sum(),
+            events,
+            wall_s,
+        }
+    }
 }
 
 /// One run of a sweep, as `sweep.csv` records it.
@@ -149,7 +175,7 @@ pub struct SweepRun {
 pub fn sweep_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
     let max_jobs = runs
         .iter()
-        .filter_map(|r| r.outcome.as_ref().ok().map(|o| o.results.jobs.len()))
+        .filter_map(|r| r.outcome.as_ref().ok().map(|o| o.jobs.len()))
         .max()
         .unwrap_or(0);
     let mut csv = header(&plan.vars, max_jobs);
@@ -165,9 +191,9 @@ pub fn sweep_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
                 let base = placement.and_then(|p| pfs_baseline(runs, r, p));
                 csv.push_str(&run_columns(f, &r.cost, base));
                 for j in 0..max_jobs {
-                    csv.push_str(&job_columns(f.results.jobs.get(j)));
+                    csv.push_str(&job_columns(f.jobs.get(j)));
                 }
-                csv.push_str(&sizing_columns(&f.results, max_jobs));
+                csv.push_str(&sizing_columns(f, max_jobs));
             }
             Err(e) => csv.push_str(&failed_columns(e, max_jobs)),
         }
@@ -221,10 +247,8 @@ pub const SIZING_JOB_COLUMNS: [&str; 7] = [
 ];
 
 /// The [`SIZING_RUN_COLUMNS`] and, per job, [`SIZING_JOB_COLUMNS`] of a finished run.
-fn sizing_columns(r: &Results, max_jobs: usize) -> String {
-    let peak = r.capacity.iter().map(|c| c.peak_pct).fold(0.0, f64::max);
-    let waits: u64 = r.capacity.iter().map(|c| c.stalled_writes).sum();
-    let mut s = format!(",{peak:.3},{waits}");
+fn sizing_columns(r: &RunFigures, max_jobs: usize) -> String {
+    let mut s = format!(",{:.3},{}", r.fullest_device_peak_pct, r.stalled_writes);
     for j in 0..max_jobs {
         match r.sizing.get(j) {
             Some(z) => {
@@ -262,7 +286,7 @@ fn pfs_baseline(runs: &[SweepRun], run: &SweepRun, placement: usize) -> Option<f
                     .all(|(i, (a, b))| i == placement || a == b)
         })
         .and_then(|r| r.outcome.as_ref().ok())
-        .and_then(|f| f.results.jobs.first().map(|j| j.io_phase_s))
+        .and_then(|f| f.jobs.first().map(|j| j.io_phase_s))
 }
 
 /// The [`RUN_COLUMNS`] of a finished run: `ok`, its simulated time, events, wall time and
@@ -271,13 +295,13 @@ fn pfs_baseline(runs: &[SweepRun], run: &SweepRun, placement: usize) -> Option<f
 fn run_columns(f: &RunFigures, c: &Cost, pfs_phase_s: Option<f64>) -> String {
     let opt = |v: Option<f64>| v.map(|x| format!("{x:.2}")).unwrap_or_default();
     let speedup = pfs_phase_s.and_then(|base| {
-        let mine = f.results.jobs.first()?.io_phase_s;
+        let mine = f.jobs.first()?.io_phase_s;
         (mine > 0.0).then(|| base / mine)
     });
     let per_musd = speedup.and_then(|s| (c.total > 0.0).then(|| s / (c.total / 1e6)));
     format!(
         ",ok,{:.12},{},{:.3},{:.2},{:.2},{:.2},{},{},{},{}",
-        f.results.sim_end as f64 / 1e12,
+        f.sim_end as f64 / 1e12,
         f.events,
         f.wall_s,
         c.capital,
