@@ -182,7 +182,7 @@ impl Loaded {
             &self.design.workload,
             self.design.machine.network.topology(),
             stats.last_event_time,
-            self.scenario.outputs.phase_gap.get(),
+            self.scenario.outputs.phase_split(),
         );
         Ok(Finished {
             results,
