@@ -223,7 +223,7 @@ pub fn phases_line(phases: &[IoPhase]) -> String {
             let spread = |v: fn(&IoPhase) -> f64| {
                 let mut x: Vec<f64> = phases.iter().map(v).collect();
                 x.sort_by(f64::total_cmp);
-                (x[0], x[(x.len() + 1) / 2 - 1], x[x.len() - 1])
+                (x[0], x[x.len().div_ceil(2) - 1], x[x.len() - 1])
             };
             let (l0, l1, l2) = spread(|p| p.length_s);
             let (b0, b1, b2) = spread(|p| p.bandwidth_bps);
