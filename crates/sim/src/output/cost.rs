@@ -139,12 +139,9 @@ impl Cost {
         if self.total == 0.0 {
             return "\ncost: $0 (no burst buffer)\n".to_string();
         }
-        let per = |v: Option<f64>, unit: &str| {
-            v.map_or_else(String::new, |x| format!(", ${x:.0} per {unit}"))
-        };
-        format!(
-            "\ncost: ${:.0} (capital ${:.0}: SSDs ${:.0}, BB servers ${:.0}, network ${:.0} for \
-             {} switches, {} links, {} ports; energy ${:.0}){}{}\n",
+        let mut s = format!(
+            "\ncost: ${:.0} = capital ${:.0} (SSDs ${:.0}, BB servers ${:.0}, network ${:.0} for \
+             {} switches, {} links, {} ports) + energy ${:.0}\n",
             self.total,
             self.capital,
             self.capital_ssds,
@@ -154,9 +151,18 @@ impl Cost {
             self.added_links,
             self.added_ports,
             self.energy,
-            per(self.usd_per_tb, "TB of BB capacity"),
-            per(self.usd_per_gb_per_s, "GB/s of BB write bandwidth"),
-        )
+        );
+        let per: Vec<String> = [
+            (self.usd_per_tb, "TB of BB capacity"),
+            (self.usd_per_gb_per_s, "GB/s of BB write bandwidth"),
+        ]
+        .into_iter()
+        .filter_map(|(v, unit)| v.map(|x| format!("${x:.0} per {unit}")))
+        .collect();
+        if !per.is_empty() {
+            s.push_str(&format!("      {}\n", per.join(", ")));
+        }
+        s
     }
 }
 
@@ -331,5 +337,20 @@ mod tests {
         for p in ["none", "node-local", "grouped", "global"] {
             assert!(seen.contains(&p), "{p} never built: {seen:?}");
         }
+    }
+
+    #[test]
+    fn the_table_gives_the_parts_and_the_cost_per_tb_and_per_gb_per_s() {
+        let c = price(&prices(), &four_servers(3.84));
+        assert_eq!(
+            c.table_lines(),
+            "\ncost: $48628 = capital $48628 (SSDs $8480, BB servers $40000, network $148 for \
+             0 switches, 4 links, 4 ports) + energy $0\n      $1583 per TB of BB capacity, \
+             $3039 per GB/s of BB write bandwidth\n"
+        );
+        assert_eq!(
+            price(&prices(), &Bill::default()).table_lines(),
+            "\ncost: $0 (no burst buffer)\n"
+        );
     }
 }
