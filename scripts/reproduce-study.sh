@@ -264,6 +264,10 @@ jobs_of() {
 system_sets() { # system placement
     SETS=(--set "simulation.packet_size=$PACKET" --set "network.model=$NET_MODEL")
     SETS+=(--set "burst_buffer.ssd_model=$SSD_MODEL")
+    # The applications' own phases (figure (c) takes the first): 60 s is longer than the
+    # pauses inside an S3D or HACC phase and shorter than their computation between phases;
+    # the automatic gap would split HACC's phases where its ranks write seconds apart.
+    SETS+=(--set "outputs.phase_gap=60s")
     [ -z "$VC_BUFFER" ] || SETS+=(--set "network.vc_buffer=$VC_BUFFER")
     if [ "$SCALE" = smoke ] && [ "$1" = edison ]; then
         SETS+=(--set network.groups=3 --set network.nodes=1024)
@@ -292,6 +296,7 @@ compose() { # system placement mix -> path of the composed scenario
         echo "# Composed by scripts/reproduce-study.sh: the machine of scenarios/$1-$2.toml"
         echo "# with the jobs of scenarios/study/$3.toml, and the run's packet size (and STUDY_VC_BUFFER) written in."
         echo "# The script also passes --set network.model=$NET_MODEL --set burst_buffer.ssd_model=$SSD_MODEL"
+        echo "# --set outputs.phase_gap=60s"
         echo "# (and, with STUDY_SCALE=smoke, the smoke overrides): pass those too to rerun it as the"
         echo "# script did."
         sed -e '/^\[\[jobs\]\]/,$d' -e "s/^name = .*/name = \"study-$3-$1-$2\"/" \

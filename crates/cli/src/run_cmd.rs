@@ -177,6 +177,7 @@ pub fn run_loaded(
     let text = table(
         &l.scenario,
         &l.machine_summary(),
+        &l.cost(),
         &finished.results,
         &finished.stats,
         &written,

@@ -187,7 +187,7 @@ impl Loaded {
             &self.design.workload,
             self.design.machine.network.topology(),
             stats.last_event_time,
-            self.scenario.outputs.phase_gap.get(),
+            self.scenario.outputs.phase_split(),
         );
         if stats.stop == StopReason::Drained {
             let drain = self.scenario.burst_buffer.drain.policy;

@@ -804,11 +804,34 @@ fn sweep_reports_speedup_over_pfs_only_per_million_dollars() {
     let total: f64 = get(2, "cost_total_usd").parse().expect("f64");
     let per: f64 = get(2, "job0_speedup_per_musd").parse().expect("f64");
     assert!((per - speedup / (total / 1e6)).abs() < 1e-3 * per.max(1.0));
-    // 8 grouped servers with one 1,000-dollar SSD each, plus 25,000 dollars per server.
+    // 8 grouped servers with one 64 GB SSD each at 1,000 dollars plus 500 dollars per TB,
+    // plus 25,000 dollars per server; each server's link adds a 300-dollar cable and a
+    // 250-dollar switch port.
     let summary: serde_json::Value = read_json(&out.join(get(2, "dir")).join("summary.json"));
-    assert_eq!(summary["cost"]["ssds"], 8);
-    assert_eq!(summary["cost"]["capital_ssds"], 8000.0);
-    assert_eq!(summary["cost"]["capital_servers"], 200_000.0);
+    let cost = &summary["cost"];
+    assert_eq!(cost["ssds"], 8);
+    let ssds = cost["capital_ssds"].as_f64().expect("f64");
+    assert!(
+        (ssds - 8.0 * (1000.0 + 500.0 * 0.064)).abs() < 1e-6,
+        "{cost}"
+    );
+    assert_eq!(cost["capital_servers"], 200_000.0);
+    assert_eq!(
+        (&cost["added_links"], &cost["added_ports"]),
+        (&8.into(), &8.into())
+    );
+    assert_eq!(cost["capital_network"], 8.0 * 300.0 + 8.0 * 250.0);
+    // sweep.csv has the same figures in its cost columns.
+    assert_eq!(get(2, "cost_ssds_usd"), "8256.00");
+    assert_eq!(get(2, "cost_servers_usd"), "200000.00");
+    assert_eq!(get(2, "cost_network_usd"), "4400.00");
+    let per_tb: f64 = get(2, "usd_per_tb").parse().expect("f64");
+    assert!(
+        (per_tb - total / 0.512).abs() < 0.01,
+        "{per_tb} vs {total} / 0.512 TB"
+    );
+    assert_eq!(get(1, "cost_ssds_usd"), "0.00");
+    assert_eq!(get(1, "usd_per_tb"), "");
     let err = run_err(&[
         "validate",
         data("tiny-fattree.toml").to_str().expect("utf-8"),

@@ -64,10 +64,42 @@ fn multi_phase_presets_report_each_phase() {
     // The per-phase times in I/O add up to the whole run's.
     let sum: f64 = p.iter().map(|ph| f(&ph["time_in_io_max_s"])).sum();
     assert!((sum - f(&s3d["time_in_io_max_s"])).abs() < 1e-9);
-    // HACC: 2 phases; each rank writes its 4 MB 1-40 s after the phase's barrier, so a phase
-    // lasts at least one rank's write and at most the 39 s delay spread plus a node's 6 writes.
+    // S3D's gap is found from its 20 ms bursts: 200 ms.
+    assert!(
+        (f(&s3d["io_phase_gap_s"]) - 10.0 * closed).abs() < 1e-8,
+        "{s3d}"
+    );
+    // HACC: each of the 12 ranks writes its 4 MB (3.3 ms) 1-40 s after the phase's barrier,
+    // seconds apart: automatically, each write or group of overlapping writes is a phase at
+    // the SSD's bandwidth, and the phases hold every byte.
     let hacc = &jobs[1];
     assert_eq!(hacc["name"], "hacc");
+    let p = phases(hacc);
+    assert!(p.len() > 2 && p.len() <= 24, "{hacc}");
+    let bytes: u64 = p
+        .iter()
+        .map(|ph| ph["bytes"].as_u64().expect("bytes"))
+        .sum();
+    assert_eq!(bytes, 12 * 8_000_000);
+    for ph in p {
+        assert!(f(&ph["length_s"]) >= 4e6 / w - 1e-9, "{ph}");
+        assert!(f(&ph["bandwidth_Bps"]) <= w * 1.000_001, "{ph}");
+    }
+    let io_time: f64 = p.iter().map(|ph| f(&ph["length_s"])).sum();
+    assert!((f(&hacc["io_time_s"]) - io_time).abs() < 1e-9);
+    assert!((f(&hacc["effective_bandwidth"]) - 96e6 / io_time).abs() < 1.0);
+    // The gap is automatic: left out of the scenario's echo.
+    assert!(s["scenario"]["outputs"].get("phase_gap").is_none());
+    let _ = std::fs::remove_dir_all(&out);
+    // With the 60 s gap of the application's phases (longer than the delays, shorter than
+    // the 100 s of computation): 2 phases; each lasts at least one rank's write and at most
+    // the 39 s delay spread plus a node's 6 writes.
+    let s = run_scenario(
+        &data("tiny-phases.toml"),
+        &out,
+        &["--set", "outputs.phase_gap=60s"],
+    );
+    let hacc = &s["jobs"][1];
     let p = phases(hacc);
     assert_eq!(p.len(), 2, "{hacc}");
     for ph in p {
@@ -78,8 +110,9 @@ fn multi_phase_presets_report_each_phase() {
         assert_eq!(ph["ranks"], 12);
     }
     assert!(f(&p[1]["start_s"]) - f(&p[0]["end_s"]) >= 100.0);
-    // The gap is echoed with the scenario.
+    // An explicit gap is echoed with the scenario.
     assert_eq!(s["scenario"]["outputs"]["phase_gap"], "60s");
+    assert_eq!(f(&hacc["io_phase_gap_s"]), 60.0);
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -159,7 +192,8 @@ fn sweep_csv_lists_each_jobs_phases() {
             ",job0_name,job0_io_phase_s,job0_time_in_io_mean_s,job0_time_in_io_max_s,\
              job0_bandwidth_Bps,job0_avg_hops,job0_nonminimal_fraction,job0_io_phases,\
              job0_io_phase_lengths_s,job0_io_phase_time_in_io_max_s,job0_time_in_io_p99_s,\
-             job0_io_phase_time_in_io_p99_s,job1_name,"
+             job0_io_phase_time_in_io_p99_s,job0_io_time_s,job0_io_phase_bandwidths_Bps,\
+             job1_name,"
         ),
         "{}",
         lines[0]
@@ -236,6 +270,73 @@ fn a_bad_phase_gap_is_a_named_error() {
     assert!(
         err.contains("bad-gap.toml:") && err.contains("outputs.phase_gap"),
         "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// tests/data/tiny-phases.toml's machine with one checkpointing job: 6 ranks on one node
+/// write 400 MB each through its 1.2 GB/s SSD (2 s), 3 times, after 60 s of computation each.
+fn checkpoint_scenario(dir: &Path) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let text = std::fs::read_to_string(data("tiny-phases.toml")).expect("read");
+    let machine = text.split("[[jobs]]").next().expect("machine");
+    let scn = dir.join("checkpoints.toml");
+    let job = "[[jobs]]\nname = \"ckpt\"\nsource = \"checkpoint\"\nranks = 6\n\
+               ranks_per_node = 6\nperiod = \"60s\"\nbytes_per_rank = \"400MB\"\n\
+               transfer_size = \"4MB\"\ncheckpoints = 3\nallocation = \"contiguous\"\n";
+    std::fs::write(&scn, format!("{machine}{job}")).expect("write");
+    scn
+}
+
+#[test]
+fn three_checkpoints_a_minute_apart_are_three_phases() {
+    let dir = scratch("phases-checkpoints");
+    let scn = checkpoint_scenario(&dir);
+    let out = dir.join("out");
+    let s = run_scenario(&scn, &out, &[]);
+    let job = &s["jobs"][0];
+    let p = phases(job);
+    assert_eq!(p.len(), 3, "{job}");
+    // Each checkpoint: 6 x 400 MB / 1.2 GB/s = 2 s, 2.4 GB at 1.2 GB/s.
+    for (k, ph) in p.iter().enumerate() {
+        let len = f(&ph["length_s"]);
+        assert!((len - 2.0).abs() < 1e-6, "checkpoint {k}: {len} s");
+        assert_eq!(ph["bytes"], 2_400_000_000u64, "{ph}");
+        assert!((f(&ph["bandwidth_Bps"]) - 1.2e9).abs() < 1e3, "{ph}");
+        assert_eq!(ph["ranks"], 6);
+        if k > 0 {
+            let idle = f(&ph["start_s"]) - f(&p[k - 1]["end_s"]);
+            assert!((idle - 60.0).abs() < 1e-3, "60 s of computation: {idle}");
+        }
+    }
+    // The gap was found from the 2 s bursts; the headline bandwidth is over the 6 s in I/O,
+    // not the 126 s from the first write to the last.
+    assert!((f(&job["io_phase_gap_s"]) - 20.0).abs() < 1e-6, "{job}");
+    assert!((f(&job["io_time_s"]) - 6.0).abs() < 1e-5, "{job}");
+    assert!((f(&job["io_phase_s"]) - 126.0).abs() < 1e-2, "{job}");
+    assert!(
+        (f(&job["effective_bandwidth"]) - 1.2e9).abs() < 1e3,
+        "{job}"
+    );
+    // The gap is left out of the scenario's echo: automatic.
+    assert!(s["scenario"]["outputs"].get("phase_gap").is_none());
+    let _ = std::fs::remove_dir_all(&out);
+    // An explicit gap longer than the computation merges them into one 126 s phase.
+    let s = run_scenario(&scn, &out, &["--set", "outputs.phase_gap=61s"]);
+    assert_single_phase(&s["jobs"][0]);
+    assert_eq!(f(&s["jobs"][0]["io_phase_gap_s"]), 61.0);
+    let _ = std::fs::remove_dir_all(&out);
+    // The terminal table lists the three phases.
+    let o = run_ok(&[
+        "run",
+        scn.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.contains("3 phases: 2.000 s at 1.20GB/s, 2.000 s at 1.20GB/s, 2.000 s at 1.20GB/s"),
+        "{table}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -46,7 +46,7 @@ fn check_run_settings(s: &Scenario, map: &SourceMap) -> Result<(), Diagnostic> {
     if let Err(why) = bbsim_engine::check_threads(s.simulation.threads) {
         return Err(map.error_at("simulation.threads", why));
     }
-    if s.outputs.phase_gap.get() == 0 {
+    if s.outputs.phase_gap.is_some_and(|g| g.get() == 0) {
         return Err(map.error_at(
             "outputs.phase_gap",
             "must be positive (at least 1ps): the idle time that separates two I/O phases of a job",

@@ -26,11 +26,12 @@ pub struct RankIo {
     pub net_hops: u64,
     /// Time its writes waited for room on a full device (ps; part of `time_in_io`).
     pub time_stalled: Time,
-    /// Busy intervals `[start, end)` in ps before the last one, in completion order.
-    closed: Vec<(Time, Time)>,
+    /// Busy intervals `[start, end)` in ps before the last one, with the bytes their
+    /// operations moved, in completion order.
+    closed: Vec<(Time, Time, u64)>,
     /// The last busy interval, kept inline: a stream of back-to-back operations extends it
     /// without touching `closed` (one cache line per operation at full scale, not two).
-    last: Option<(Time, Time)>,
+    last: Option<(Time, Time, u64)>,
 }
 
 impl RankIo {
@@ -51,15 +52,26 @@ impl RankIo {
             self.net_hops += u64::from(h);
         }
         match self.last.as_mut() {
-            Some(last) if last.1 == start && end > start => last.1 = end,
-            Some(last) => self.closed.push(std::mem::replace(last, (start, end))),
-            None => self.last = Some((start, end)),
+            Some(last) if last.1 == start && end > start => {
+                last.1 = end;
+                last.2 += bytes;
+            }
+            Some(last) => self
+                .closed
+                .push(std::mem::replace(last, (start, end, bytes))),
+            None => self.last = Some((start, end, bytes)),
         }
     }
 
     /// Busy intervals `[start, end)` in ps, in completion order, an operation that starts
     /// when the previous one ended extending it (for the timeline plot).
     pub fn busy(&self) -> impl Iterator<Item = (Time, Time)> + '_ {
+        self.busy_bytes().map(|(a, b, _)| (a, b))
+    }
+
+    /// [`Self::busy`] with the bytes (written and read) of each interval's operations (for
+    /// the per-phase bandwidth).
+    pub fn busy_bytes(&self) -> impl Iterator<Item = (Time, Time, u64)> + '_ {
         self.closed.iter().copied().chain(self.last)
     }
 }
@@ -93,6 +105,10 @@ mod tests {
         assert_eq!(
             r.busy().collect::<Vec<_>>(),
             vec![(5, 12), (20, 21), (21, 21)]
+        );
+        assert_eq!(
+            r.busy_bytes().collect::<Vec<_>>(),
+            vec![(5, 12, 20), (20, 21, 4), (21, 21, 0)]
         );
     }
 }

@@ -8,7 +8,7 @@
 //! picoseconds in the rows and seconds (`_s`) in the `summary.json` types.
 
 use super::capacity::{CapacityRow, CapacityTally, JobSizing};
-use super::phases::{io_phases, percentile, IoPhase, PhaseSpan};
+use super::phases::{io_phases, percentile, BusyInterval, IoPhase, PhaseSpan, PhaseSplit};
 use crate::assemble::Placed;
 use crate::model::rank_io::WrittenTo;
 use crate::model::{BbHost, JobCtl, NodeLp, ResCtl, SimLp, Target};
@@ -104,12 +104,18 @@ pub struct JobSummary {
     pub io_start_s: f64,
     /// Last I/O end (s).
     pub io_end_s: f64,
-    /// I/O phase length: first start to last end (s).
+    /// I/O span: first start to last end (s), computation between phases included.
     pub io_phase_s: f64,
     /// The job's I/O phases: the union of its ranks' I/O busy intervals, split wherever no
-    /// rank of the job had I/O in progress for longer than `outputs.phase_gap`. In time
-    /// order; the first starts at `io_start_s` and the last ends at `io_end_s`.
+    /// rank of the job had I/O in progress for longer than `io_phase_gap_s`. In time order;
+    /// the first starts at `io_start_s` and the last ends at `io_end_s`.
     pub io_phases: Vec<IoPhase>,
+    /// The idle time that split the phases (s): `outputs.phase_gap`, or found from the
+    /// job's bursts when it is left out (see [`super::phases`]).
+    pub io_phase_gap_s: f64,
+    /// Time in I/O phases: the sum of the phases' lengths (s), computation between them
+    /// left out.
+    pub io_time_s: f64,
     /// Mean time in I/O per rank (s).
     pub time_in_io_mean_s: f64,
     /// Median time in I/O per rank (s).
@@ -118,7 +124,8 @@ pub struct JobSummary {
     pub time_in_io_p99_s: f64,
     /// Largest time in I/O of any rank (s).
     pub time_in_io_max_s: f64,
-    /// Bytes moved divided by the I/O phase length (bytes per second).
+    /// Bytes moved (written and read) over the time in I/O phases, `io_time_s` (bytes per
+    /// second; 0 without I/O).
     pub effective_bandwidth: f64,
     /// Mean request-path router hops per I/O operation that crossed the network.
     pub avg_hops: f64,
@@ -279,9 +286,9 @@ pub struct Conservation {
 pub struct Results {
     /// Timeline rows, sorted by job, rank, start (empty unless `outputs.timeline`).
     pub timeline: Vec<TimelineRow>,
-    /// Per job: (rank, start ps, end ps) of its ranks' I/O busy intervals, operations that
-    /// follow each other without a gap merged (for the timeline plot).
-    pub busy: Vec<Vec<(u32, Time, Time)>>,
+    /// Per job: (rank, start ps, end ps, bytes) of its ranks' I/O busy intervals, operations
+    /// that follow each other without a gap merged (for the phases and the timeline plot).
+    pub busy: Vec<Vec<BusyInterval>>,
     /// Per-rank rows, sorted by job and rank.
     pub ranks: Vec<RankRow>,
     /// Per-job summaries.
@@ -309,21 +316,21 @@ pub struct Results {
     pub sizing: Vec<JobSizing>,
 }
 
-/// Reduces a finished simulation. `phase_gap` (ps) is `outputs.phase_gap`: the idle time
-/// that separates two I/O phases of a job.
+/// Reduces a finished simulation. `split` is how a job's I/O splits into phases
+/// (`outputs.phase_gap`, or automatic).
 pub fn reduce(
     sim: &Simulation<SimLp>,
     placed: &Placed,
     workload: &Workload,
     topology: &Topology,
     last_event: Time,
-    phase_gap: Time,
+    split: PhaseSplit,
 ) -> Results {
     let mut c = Collector::new(workload.jobs.len(), last_event);
     for lp in sim.lps() {
         c.lp(lp, placed, workload);
     }
-    c.finish(placed, workload, topology, last_event, phase_gap)
+    c.finish(placed, workload, topology, last_event, split)
 }
 
 /// One job's figures gathered from the LPs (its nodes, the BB servers and I/O nodes that
@@ -370,7 +377,7 @@ struct Collector<'a> {
     /// The period devices are measured over (ps): the last event, at least 1.
     period: Time,
     timeline: Vec<TimelineRow>,
-    busy: Vec<Vec<(u32, Time, Time)>>,
+    busy: Vec<Vec<BusyInterval>>,
     ranks: Vec<RankRow>,
     jobs: Vec<JobTally>,
     written_to: WrittenTo,
@@ -457,7 +464,7 @@ impl<'a> Collector<'a> {
             let t = &mut self.jobs[j as usize];
             t.net_ops += io.net_ops;
             t.net_hops += io.net_hops;
-            self.busy[j as usize].extend(io.busy().map(|(a, b)| (rank, a, b)));
+            self.busy[j as usize].extend(io.busy_bytes().map(|(a, b, n)| (rank, a, b, n)));
             self.ranks.push(RankRow {
                 job: j,
                 rank,
@@ -571,7 +578,7 @@ impl<'a> Collector<'a> {
         workload: &Workload,
         topology: &Topology,
         last_event: Time,
-        phase_gap: Time,
+        split: PhaseSplit,
     ) -> Results {
         self.timeline.sort_by(|a, b| {
             (a.job, a.rank, a.start, a.end, a.offset)
@@ -587,7 +594,7 @@ impl<'a> Collector<'a> {
             .map(|(j, job)| {
                 let io = RankIo::of_job(&self.ranks, j as u32);
                 let nodes = placed.nodes[j].len() as u32;
-                job_summary(job, nodes, &io, &self.jobs[j], &self.busy[j], phase_gap)
+                job_summary(job, nodes, &io, &self.jobs[j], &self.busy[j], split)
             })
             .collect();
         let conservation = conservation(
@@ -740,11 +747,13 @@ fn job_summary(
     nodes: u32,
     io: &RankIo,
     t: &JobTally,
-    busy: &[(u32, Time, Time)],
-    phase_gap: Time,
+    busy: &[BusyInterval],
+    split: PhaseSplit,
 ) -> JobSummary {
     let phase = io.phase();
     let tio = &io.time_in_io;
+    let (spans, gap) = io_phases(busy, split);
+    let in_phases: Time = spans.iter().map(|p| p.end - p.start).sum();
     JobSummary {
         name: job.name.clone(),
         ranks: job.ranks(),
@@ -755,16 +764,15 @@ fn job_summary(
         io_start_s: io.start.map_or(0.0, secs_f),
         io_end_s: io.end.map_or(0.0, secs_f),
         io_phase_s: secs_f(phase),
-        io_phases: io_phases(busy, phase_gap)
-            .into_iter()
-            .map(PhaseSpan::to_io_phase)
-            .collect(),
+        io_phases: spans.into_iter().map(PhaseSpan::to_io_phase).collect(),
+        io_phase_gap_s: secs_f(gap),
+        io_time_s: secs_f(in_phases),
         time_in_io_mean_s: io.mean_s(),
         time_in_io_median_s: secs_f(percentile(tio, 0.5)),
         time_in_io_p99_s: secs_f(percentile(tio, 0.99)),
         time_in_io_max_s: secs_f(tio.last().copied().unwrap_or(0)),
-        effective_bandwidth: if phase > 0 {
-            (io.written + io.read) as f64 / secs_f(phase)
+        effective_bandwidth: if in_phases > 0 {
+            (io.written + io.read) as f64 / secs_f(in_phases)
         } else {
             0.0
         },

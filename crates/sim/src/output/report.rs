@@ -11,6 +11,7 @@ use super::collect::{
 use super::cost::Cost;
 use super::files::OutputSet;
 use super::occupancy_plot::occupancy_svg;
+use super::phases::phases_line;
 use super::plot::{bar_svg, timeline_svg, JobTimeline};
 use crate::lower::machine::MachineSummary;
 use crate::scenario::Scenario;
@@ -274,7 +275,9 @@ fn plots(name: &str, r: &Results) -> Vec<(&'static str, String)> {
         .map(|(j, js)| JobTimeline {
             name: js.name.clone(),
             ranks: js.ranks,
-            intervals: r.busy.get(j).cloned().unwrap_or_default(),
+            intervals: r.busy.get(j).map_or_else(Vec::new, |b| {
+                b.iter().map(|&(rank, a, z, _)| (rank, a, z)).collect()
+            }),
         })
         .collect();
     let hop_bars: Vec<(String, f64)> = r
@@ -351,10 +354,12 @@ pub fn write(rendered: &Rendered, out: &mut OutputSet) -> io::Result<()> {
     Ok(())
 }
 
-/// The short table printed at the end of a run.
+/// The short table printed at the end of a run: per job its bytes, time in I/O phases
+/// (`io_time_s`) and the bandwidth over it, then each job's phases and the design's cost.
 pub fn table(
     scenario: &Scenario,
     machine: &MachineSummary,
+    cost: &Cost,
     r: &Results,
     stats: &RunStats,
     written: &[PathBuf],
@@ -381,7 +386,7 @@ pub fn table(
     let _ = writeln!(
         s,
         "{:<16} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>12} {:>6}",
-        "job", "ranks", "written", "read", "I/O phase", "mean I/O", "max I/O", "bandwidth", "hops"
+        "job", "ranks", "written", "read", "I/O time", "mean I/O", "max I/O", "bandwidth", "hops"
     );
     for j in &r.jobs {
         let _ = writeln!(
@@ -391,14 +396,16 @@ pub fn table(
             j.ranks,
             human_bytes(j.bytes_written),
             human_bytes(j.bytes_read),
-            j.io_phase_s,
+            j.io_time_s,
             j.time_in_io_mean_s,
             j.time_in_io_max_s,
             human_bandwidth(j.effective_bandwidth),
             j.avg_hops
         );
     }
+    s.push_str(&phase_lines(&r.jobs));
     sizing_table(&mut s, r);
+    s.push_str(&cost.table_lines());
     if !r.conservation.holds {
         let _ = writeln!(
             s,
@@ -473,4 +480,14 @@ fn sizing_table(s: &mut String, r: &Results) {
             waits
         );
     }
+}
+
+/// The I/O phases block of the terminal table: one line per job with I/O.
+fn phase_lines(jobs: &[JobSummary]) -> String {
+    let mut s = String::from("\nI/O phases (bandwidth: bytes over the phase's length):\n");
+    for j in jobs.iter().filter(|j| !j.io_phases.is_empty()) {
+        let name: String = j.name.chars().take(16).collect();
+        let _ = writeln!(s, "  {name:<16} {}", phases_line(&j.io_phases));
+    }
+    s
 }

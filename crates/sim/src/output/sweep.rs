@@ -4,10 +4,10 @@
 
 use super::capacity::JobSizing;
 use super::collect::{JobSummary, Results};
-use serde::{Deserialize, Serialize};
 use super::cost::Cost;
 use super::phases::IoPhase;
 use super::report::csv_field;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 /// The varied key whose value [`NO_BURST_BUFFER`] marks a PFS-only baseline run.
@@ -17,7 +17,7 @@ pub const PLACEMENT_KEY: &str = "burst_buffer.placement";
 pub const NO_BURST_BUFFER: &str = "none";
 
 /// Per-run columns of `sweep.csv` after `run`, `dir` and the varied keys.
-const RUN_COLUMNS: [&str; 11] = [
+const RUN_COLUMNS: [&str; 14] = [
     "status",
     "simulated_time_s",
     "events",
@@ -27,12 +27,15 @@ const RUN_COLUMNS: [&str; 11] = [
     "cost_total_usd",
     "usd_per_gb_per_s",
     "usd_per_tb",
+    "cost_ssds_usd",
+    "cost_servers_usd",
+    "cost_network_usd",
     "job0_speedup_vs_pfs",
     "job0_speedup_per_musd",
 ];
 
 /// Per-job columns of `sweep.csv` (each prefixed with `job<N>_`).
-const JOB_COLUMNS: [&str; 12] = [
+const JOB_COLUMNS: [&str; 14] = [
     "name",
     "io_phase_s",
     "time_in_io_mean_s",
@@ -45,6 +48,8 @@ const JOB_COLUMNS: [&str; 12] = [
     "io_phase_time_in_io_max_s",
     "time_in_io_p99_s",
     "io_phase_time_in_io_p99_s",
+    "io_time_s",
+    "io_phase_bandwidths_Bps",
 ];
 
 /// A sweep's runs: the varied keys with their values, and every combination of them.
@@ -300,7 +305,7 @@ fn run_columns(f: &RunFigures, c: &Cost, pfs_phase_s: Option<f64>) -> String {
     });
     let per_musd = speedup.and_then(|s| (c.total > 0.0).then(|| s / (c.total / 1e6)));
     format!(
-        ",ok,{:.12},{},{:.3},{:.2},{:.2},{:.2},{},{},{},{}",
+        ",ok,{:.12},{},{:.3},{:.2},{:.2},{:.2},{},{},{:.2},{:.2},{:.2},{},{}",
         f.sim_end as f64 / 1e12,
         f.events,
         f.wall_s,
@@ -309,6 +314,9 @@ fn run_columns(f: &RunFigures, c: &Cost, pfs_phase_s: Option<f64>) -> String {
         c.total,
         opt(c.usd_per_gb_per_s),
         opt(c.usd_per_tb),
+        c.capital_ssds,
+        c.capital_servers,
+        c.capital_network,
         speedup.map(|x| format!("{x:.4}")).unwrap_or_default(),
         per_musd.map(|x| format!("{x:.4}")).unwrap_or_default()
     )
@@ -338,7 +346,7 @@ fn job_columns(js: Option<&JobSummary>) -> String {
         return ",".repeat(JOB_COLUMNS.len());
     };
     format!(
-        ",{},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4},{},{},{},{:.9},{}",
+        ",{},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4},{},{},{},{:.9},{},{:.9},{}",
         csv_field(&js.name),
         js.io_phase_s,
         js.time_in_io_mean_s,
@@ -350,7 +358,13 @@ fn job_columns(js: Option<&JobSummary>) -> String {
         phase_list(&js.io_phases, |p| p.length_s),
         phase_list(&js.io_phases, |p| p.time_in_io_max_s),
         js.time_in_io_p99_s,
-        phase_list(&js.io_phases, |p| p.time_in_io_p99_s)
+        phase_list(&js.io_phases, |p| p.time_in_io_p99_s),
+        js.io_time_s,
+        js.io_phases
+            .iter()
+            .map(|p| format!("{:.0}", p.bandwidth_bps))
+            .collect::<Vec<_>>()
+            .join(";")
     )
 }
 
@@ -397,9 +411,11 @@ mod tests {
         assert!(head.starts_with(
             "run,dir,burst_buffer.placement,status,simulated_time_s,events,wall_s,\
              cost_capital_usd,cost_energy_usd,cost_total_usd,usd_per_gb_per_s,usd_per_tb,\
-             job0_speedup_vs_pfs,job0_speedup_per_musd,job0_name,job0_io_phase_s,"
+             cost_ssds_usd,cost_servers_usd,cost_network_usd,job0_speedup_vs_pfs,job0_speedup_per_musd,job0_name,job0_io_phase_s,"
         ));
-        assert!(head.contains(",job0_io_phase_time_in_io_p99_s,fullest_device_peak_pct,"));
+        assert!(
+            head.contains(",job0_io_time_s,job0_io_phase_bandwidths_Bps,fullest_device_peak_pct,")
+        );
         assert!(head.ends_with(",job0_drain_done_s\n"));
         let failed = failed_columns("no \"luck\", sorry", 1);
         assert!(failed.starts_with(",\"failed: no \"\"luck\"\", sorry\","));
@@ -407,8 +423,8 @@ mod tests {
         let cells = |s: &str| s.matches(',').count();
         assert_eq!(
             cells(&failed) - cells("\"failed: no \"\"luck\"\", sorry\""),
-            11 + 12 + 2 + 7
+            14 + 14 + 2 + 7
         );
-        assert_eq!(cells(&head) - 2, 11 + 12 + 2 + 7);
+        assert_eq!(cells(&head) - 2, 14 + 14 + 2 + 7);
     }
 }

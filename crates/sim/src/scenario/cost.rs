@@ -1,15 +1,22 @@
-//! `[cost]`: unit prices and powers of the burst-buffer design (US dollars, watts, years).
+//! `[cost]`: unit prices and powers of the burst-buffer design (US dollars, watts, years;
+//! capacities in decimal terabytes, 1 TB = 10^12 bytes).
 
 use serde::{Deserialize, Serialize};
 
-/// `[cost]`: unit prices and powers. Defaults are the study's 2019 figures (an NVMe device
-/// $800–1,000 and 25 W, a BB server $25,000 and 300 W) plus assumed network prices.
+/// `[cost]`: unit prices and powers. Defaults are the study's 2019 figures (a 1.6 TB NVMe
+/// device $800–1,000 and 25 W, here $100 plus $500 per TB, a BB server $25,000 and 300 W)
+/// plus assumed network prices.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CostSection {
-    /// Price of one SSD (US$).
+    /// Price of one SSD regardless of its capacity (US$); `ssd_price_per_tb` times its
+    /// capacity is added.
     #[serde(default = "ssd_price")]
     pub ssd_price: f64,
+    /// Price of SSD capacity (US$ per decimal TB, 10^12 bytes), added to `ssd_price` for
+    /// each SSD.
+    #[serde(default = "ssd_price_per_tb")]
+    pub ssd_price_per_tb: f64,
     /// Power of one SSD (W).
     #[serde(default = "ssd_power")]
     pub ssd_power: f64,
@@ -28,6 +35,10 @@ pub struct CostSection {
     /// Price of one cable (link) the placement adds (US$; assumed).
     #[serde(default = "cable_price")]
     pub cable_price: f64,
+    /// Price of one switch port a link the placement adds occupies (US$; assumed): one per
+    /// link of a BB server to its switch, two per added switch-to-switch link.
+    #[serde(default = "port_price")]
+    pub port_price: f64,
     /// Electricity price (US$ per kWh).
     #[serde(default = "energy_price")]
     pub energy_price: f64,
@@ -37,7 +48,10 @@ pub struct CostSection {
 }
 
 fn ssd_price() -> f64 {
-    900.0
+    100.0
+}
+fn ssd_price_per_tb() -> f64 {
+    500.0
 }
 fn ssd_power() -> f64 {
     25.0
@@ -57,6 +71,9 @@ fn switch_power() -> f64 {
 fn cable_price() -> f64 {
     300.0
 }
+fn port_price() -> f64 {
+    250.0
+}
 fn energy_price() -> f64 {
     0.10
 }
@@ -68,12 +85,14 @@ impl Default for CostSection {
     fn default() -> Self {
         CostSection {
             ssd_price: ssd_price(),
+            ssd_price_per_tb: ssd_price_per_tb(),
             ssd_power: ssd_power(),
             bb_server_price: server_price(),
             bb_server_power: server_power(),
             switch_price: switch_price(),
             switch_power: switch_power(),
             cable_price: cable_price(),
+            port_price: port_price(),
             energy_price: energy_price(),
             years: years(),
         }
@@ -85,12 +104,14 @@ impl CostSection {
     pub fn invalid_key(&self) -> Option<&'static str> {
         [
             ("ssd_price", self.ssd_price),
+            ("ssd_price_per_tb", self.ssd_price_per_tb),
             ("ssd_power", self.ssd_power),
             ("bb_server_price", self.bb_server_price),
             ("bb_server_power", self.bb_server_power),
             ("switch_price", self.switch_price),
             ("switch_power", self.switch_power),
             ("cable_price", self.cable_price),
+            ("port_price", self.port_price),
             ("energy_price", self.energy_price),
             ("years", self.years),
         ]

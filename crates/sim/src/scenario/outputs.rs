@@ -13,16 +13,19 @@ pub struct OutputsSection {
     #[serde(default = "yes")]
     pub plots: bool,
     /// A job's I/O phases (`io_phases` in `summary.json`) are split where none of its ranks
-    /// has I/O in progress for longer than this. Must be positive.
-    #[serde(default = "default_phase_gap")]
-    pub phase_gap: Duration,
+    /// has I/O in progress for longer than this (must be positive). Left out, each job's gap
+    /// is found from its own bursts of I/O ([`crate::output::phases::auto_gap`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase_gap: Option<Duration>,
 }
 
-/// 60 s: longer than the gaps inside one I/O phase of the study's applications (S3D's 2 s
-/// stagger between groups of writers, HACC's 1-40 s delays before each rank writes), shorter
-/// than their computation between phases (120-900 s).
-fn default_phase_gap() -> Duration {
-    Duration(60_000_000_000_000)
+impl OutputsSection {
+    /// How a job's I/O splits into phases: at `phase_gap` if given, else automatically.
+    pub fn phase_split(&self) -> crate::output::phases::PhaseSplit {
+        use crate::output::phases::PhaseSplit;
+        self.phase_gap
+            .map_or(PhaseSplit::Auto, |g| PhaseSplit::Gap(g.get()))
+    }
 }
 
 impl Default for OutputsSection {
@@ -30,7 +33,7 @@ impl Default for OutputsSection {
         OutputsSection {
             timeline: true,
             plots: true,
-            phase_gap: default_phase_gap(),
+            phase_gap: None,
         }
     }
 }
