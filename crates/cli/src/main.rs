@@ -6,6 +6,7 @@ mod plot_cmd;
 mod run_cmd;
 mod size_cmd;
 mod sweep_cmd;
+mod sweep_plan;
 mod trace_cmd;
 mod validate_cmd;
 

@@ -2,6 +2,7 @@
 //! collect the headline metrics in `sweep.csv`.
 
 use crate::run_cmd::{default_out, install_interrupt_handler, run_loaded, scenario_path};
+use crate::sweep_plan;
 use bbsim_sim::output::sweep::{sweep_csv, RunFigures, SweepPlan, SweepRun};
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
 use bbsim_sim::run::{load_scenario, Loaded};
@@ -12,7 +13,8 @@ use std::sync::Mutex;
 /// Arguments of `bbsim sweep`.
 #[derive(clap::Args, Debug)]
 pub struct SweepArgs {
-    /// Scenario file.
+    /// Scenario file; with `--point`, `--array-task`, `--slurm` or `--collect`, the plan
+    /// directory written by `--plan`.
     pub scenario: Option<PathBuf>,
     /// A key and its values, e.g. `--vary burst_buffer.placement=node-local,grouped,global`
     /// (repeatable; runs the cartesian product).
@@ -33,6 +35,44 @@ pub struct SweepArgs {
     /// No per-run messages.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Validate every point and write the sweep's plan into DIR (`DIR/plan.json`) without
+    /// running it: run its points with `--point` or `--slurm`, gather them with `--collect`.
+    #[arg(long, value_name = "DIR")]
+    pub plan: Option<PathBuf>,
+    /// Run point N of the plan in the directory given in place of the scenario.
+    #[arg(long, value_name = "N", conflicts_with_all = ["array_task", "slurm", "collect", "plan"])]
+    pub point: Option<usize>,
+    /// Run the points of Slurm array task `SLURM_ARRAY_TASK_ID` (`--points-per-task` each).
+    #[arg(long, conflicts_with_all = ["slurm", "collect", "plan"])]
+    pub array_task: bool,
+    /// Points each Slurm array task runs (`--array-task`, `--slurm`).
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    pub points_per_task: usize,
+    /// Run a point again even if it is already recorded.
+    #[arg(long)]
+    pub force: bool,
+    /// Write `DIR/sweep.sbatch`, a Slurm array job over the plan in DIR.
+    #[arg(long, conflicts_with_all = ["collect", "plan"])]
+    pub slurm: bool,
+    /// With `--slurm`: submit the array with `sbatch`.
+    #[arg(long, requires = "slurm")]
+    pub submit: bool,
+    /// With `--slurm`: the partition (`#SBATCH --partition`).
+    #[arg(long, requires = "slurm")]
+    pub partition: Option<String>,
+    /// With `--slurm`: each task's time limit, in Slurm's syntax (e.g. `1:00:00`).
+    #[arg(long, requires = "slurm")]
+    pub time: Option<String>,
+    /// With `--slurm`: each task's memory, in Slurm's syntax (e.g. `8G`).
+    #[arg(long, requires = "slurm")]
+    pub mem: Option<String>,
+    /// With `--slurm`: CPUs per task.
+    #[arg(long, requires = "slurm")]
+    pub cpus: Option<usize>,
+    /// Gather the recorded points of the plan in DIR into `DIR/sweep.csv`; list the missing
+    /// and failed ones and the command that runs only those.
+    #[arg(long, conflicts_with = "plan")]
+    pub collect: bool,
 }
 
 /// Parses `key=v1,v2` into the key and its values.
@@ -56,6 +96,9 @@ fn parse_vary(v: &str) -> Result<(String, Vec<String>), String> {
 /// `bbsim sweep`.
 pub fn run(a: &SweepArgs) -> Result<(), String> {
     install_interrupt_handler();
+    if a.point.is_some() || a.array_task || a.slurm || a.collect {
+        return planned(a);
+    }
     if a.jobs == 0 {
         return Err("--jobs must be at least 1".into());
     }
@@ -96,6 +139,21 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
                 .map_err(|d| format!("{d}\n(in the sweep combination {})", sets.join(" ")))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(dir) = &a.plan {
+        let file = sweep_plan::write_plan(dir, &path, builtin, &a.set, &plan, a.threads)?;
+        if !a.quiet {
+            println!(
+                "planned {} points; wrote {}\nrun them with `bbsim sweep --point N {}` or \
+                 `bbsim sweep --slurm {} --submit`, then `bbsim sweep --collect {}`",
+                plan.len(),
+                file.display(),
+                dir.display(),
+                dir.display(),
+                dir.display()
+            );
+        }
+        return Ok(());
+    }
     let runs = run_all(a, &plan, &loaded, &out)?;
     let failed = runs.iter().filter(|r| r.outcome.is_err()).count();
     let mut set = OutputSet::new(&out).map_err(|e| e.to_string())?;
@@ -176,11 +234,112 @@ fn run_one(a: &SweepArgs, plan: &SweepPlan, i: usize, l: &Loaded, out: &Path) ->
         RunFigures::of(&f.results, f.stats.events, started.elapsed().as_secs_f64())
     });
     SweepRun {
+        index: i,
         values: plan.combos[i].clone(),
         dir,
         cost: l.cost(),
         outcome,
     }
+}
+
+/// The modes that work on a plan directory: `--point`, `--array-task`, `--slurm`, `--collect`.
+fn planned(a: &SweepArgs) -> Result<(), String> {
+    let dir = a
+        .scenario
+        .clone()
+        .ok_or("give the plan directory written by `bbsim sweep SCENARIO --vary ... --plan DIR`")?;
+    if !a.vary.is_empty() || !a.set.is_empty() {
+        return Err(
+            "--vary and --set belong to the plan: give them when writing it with --plan".into(),
+        );
+    }
+    let plan = sweep_plan::read_plan(&dir)?;
+    if a.collect {
+        let c = sweep_plan::collect(&dir, &plan)?;
+        let mut set = OutputSet::new(&dir).map_err(|e| e.to_string())?;
+        set.write("sweep.csv", c.csv.as_bytes())
+            .map_err(|e| e.to_string())?;
+        let written = set.commit().map_err(|e| e.to_string())?;
+        let n = plan.points.len();
+        let done = n - c.missing.len();
+        if !a.quiet {
+            println!(
+                "{done} of {n} points recorded ({} failed); wrote {}",
+                c.failed.len(),
+                written
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let mut todo: Vec<usize> = c.missing.iter().chain(&c.failed).copied().collect();
+        todo.sort_unstable();
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let list = sweep_plan::array_list(&todo);
+        let mut what = Vec::new();
+        if !c.missing.is_empty() {
+            what.push(format!(
+                "points missing: {}",
+                sweep_plan::array_list(&c.missing)
+            ));
+        }
+        if !c.failed.is_empty() {
+            what.push(format!(
+                "points failed: {}",
+                sweep_plan::array_list(&c.failed)
+            ));
+        }
+        return Err(format!(
+            "{}\nrun only those with\n  sbatch --array={list} {} \
+             (written with --points-per-task 1)\nor one by one with `bbsim sweep --force --point N {}`",
+            what.join("; "),
+            dir.join("sweep.sbatch").display(),
+            dir.display()
+        ));
+    }
+    if a.slurm {
+        let s = sweep_plan::SlurmSettings {
+            partition: a.partition.clone(),
+            time: a.time.clone(),
+            mem: a.mem.clone(),
+            cpus: a.cpus,
+            points_per_task: a.points_per_task,
+        };
+        if a.points_per_task == 0 {
+            return Err("--points-per-task must be at least 1".into());
+        }
+        let script = sweep_plan::write_sbatch(&dir, &plan, &s)?;
+        if a.submit {
+            let job = sweep_plan::submit(&script)?;
+            println!("submitted {} as Slurm job {job}", script.display());
+        } else if !a.quiet {
+            println!(
+                "wrote {}; submit it with `sbatch {}`",
+                script.display(),
+                script.display()
+            );
+        }
+        return Ok(());
+    }
+    let points = sweep_plan::points_to_run(&plan, a.point, a.points_per_task)?;
+    let mut failed = 0;
+    for i in points {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            return Err("interrupted".into());
+        }
+        let line = sweep_plan::run_point(&dir, &plan, i, a.force)?;
+        failed += usize::from(line.contains(" failed: "));
+        if !a.quiet {
+            eprintln!("{line}");
+        }
+    }
+    if failed > 0 {
+        return Err(format!("{failed} point(s) failed (recorded for --collect)"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ mod phases;
 mod pipes;
 mod plot;
 mod size;
+mod slurm;
 mod study;
 mod trains;
 mod workflows;

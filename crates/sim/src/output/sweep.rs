@@ -165,6 +165,8 @@ impl RunFigures {
 /// One run of a sweep, as `sweep.csv` records it.
 #[derive(Clone, Debug)]
 pub struct SweepRun {
+    /// Its number in the sweep (0-based, in plan order).
+    pub index: usize,
     /// Its varied values, in key order.
     pub values: Vec<String>,
     /// Its directory, relative to the sweep's.
@@ -185,8 +187,8 @@ pub fn sweep_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
         .unwrap_or(0);
     let mut csv = header(&plan.vars, max_jobs);
     let placement = plan.vars.iter().position(|(k, _)| k == PLACEMENT_KEY);
-    for (i, r) in runs.iter().enumerate() {
-        let _ = write!(csv, "{i},{}", csv_field(&r.dir));
+    for r in runs {
+        let _ = write!(csv, "{},{}", r.index, csv_field(&r.dir));
         for v in &r.values {
             csv.push(',');
             csv.push_str(&csv_field(v));

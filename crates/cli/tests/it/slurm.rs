@@ -1,0 +1,206 @@
+//! A sweep as a plan: its points run one by one (as Slurm array tasks would) or through a real
+//! one-node Slurm cluster give the same `sweep.csv` rows as a local `bbsim sweep`, apart from
+//! wall times; a point that never finished is named by `--collect`, with the command that
+//! runs only it.
+
+use crate::common::{bin, run_err, run_ok, scratch};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The quickstart shrunk to well under a second per run, over two stripe counts and two SSD
+/// counts per server: four points.
+const SWEEP: [&str; 14] = [
+    "--set",
+    "jobs.0.ranks=12",
+    "--set",
+    "jobs.0.block_size=2MiB",
+    "--set",
+    "jobs.1.ranks=12",
+    "--set",
+    "jobs.1.bytes_per_rank=2MiB",
+    "--set",
+    "jobs.1.checkpoints=1",
+    "--vary",
+    "burst_buffer.stripe_count=2,4",
+    "--vary",
+    "burst_buffer.ssds_per_server=1,2",
+];
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// `sweep.csv` without its `wall_s` column (the only one that may differ between two runs).
+fn without_wall_time(csv: &str) -> Vec<String> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let wall = header
+        .iter()
+        .position(|c| *c == "wall_s")
+        .expect("a wall_s column");
+    std::iter::once(header.join(","))
+        .chain(lines.map(|l| {
+            let mut cells: Vec<&str> = l.split(',').collect();
+            cells[wall] = "";
+            cells.join(",")
+        }))
+        .collect()
+}
+
+/// The `sweep.csv` of a local sweep of [`SWEEP`].
+fn local_sweep(name: &str) -> Vec<String> {
+    let out = scratch(name);
+    let mut args = vec!["sweep", "--quiet", "--out", s(&out)];
+    args.extend(SWEEP);
+    run_ok(&args);
+    without_wall_time(&std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv"))
+}
+
+/// Writes the plan of [`SWEEP`] into a fresh directory.
+fn plan(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    let mut args = vec!["sweep", "--quiet", "--plan", s(&dir)];
+    args.extend(SWEEP);
+    run_ok(&args);
+    assert!(dir.join("plan.json").exists());
+    dir
+}
+
+fn collected(dir: &Path) -> Vec<String> {
+    without_wall_time(&std::fs::read_to_string(dir.join("sweep.csv")).expect("sweep.csv"))
+}
+
+#[test]
+fn points_run_one_by_one_give_the_local_sweep_and_missing_ones_are_named() {
+    let dir = plan("plan-points");
+    for n in ["0", "1", "2", "3"] {
+        run_ok(&["sweep", "--quiet", "--point", n, s(&dir)]);
+    }
+    // Running a recorded point again does nothing.
+    let again = run_ok(&["sweep", "--point", "2", s(&dir)]);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already done"));
+    run_ok(&["sweep", "--quiet", "--collect", s(&dir)]);
+    assert_eq!(collected(&dir), local_sweep("plan-points-local"));
+
+    // A point whose record is gone (its task was killed before it finished) is missing:
+    // collect writes the others and names it, with the command that runs only it.
+    let rec = std::fs::read_dir(dir.join("points"))
+        .expect("points/")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().contains("run-001"))
+        .expect("point 1's record");
+    std::fs::remove_file(rec).expect("removed");
+    let err = run_err(&["sweep", "--quiet", "--collect", s(&dir)]);
+    assert!(err.contains("points missing: 1\n"), "{err}");
+    assert!(err.contains("sbatch --array=1 "), "{err}");
+    assert_eq!(collected(&dir).len(), 1 + 3);
+    // An array task runs its points (task 0 of two points per task: 0 and 1).
+    let out = bin()
+        .args([
+            "sweep",
+            "--quiet",
+            "--array-task",
+            "--points-per-task",
+            "2",
+            s(&dir),
+        ])
+        .env("SLURM_ARRAY_TASK_ID", "0")
+        .output()
+        .expect("bbsim starts");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    run_ok(&["sweep", "--quiet", "--collect", s(&dir)]);
+    assert_eq!(collected(&dir), local_sweep("plan-points-local2"));
+}
+
+#[test]
+fn plan_errors_are_clear() {
+    let dir = scratch("plan-none");
+    let err = run_err(&["sweep", "--point", "0", s(&dir)]);
+    assert!(err.contains("plan.json"), "{err}");
+    let dir = plan("plan-range");
+    let err = run_err(&["sweep", "--point", "9", s(&dir)]);
+    assert!(err.contains("the plan has 4 points"), "{err}");
+    let err = run_err(&["sweep", "--array-task", s(&dir)]);
+    assert!(err.contains("SLURM_ARRAY_TASK_ID"), "{err}");
+}
+
+/// Starts a one-node Slurm cluster with `scripts/slurm-local.sh`; its SLURM_CONF.
+fn start_slurm(dir: &Path) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/slurm-local.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .args(["start", s(dir)])
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.status.success(),
+        "a one-node Slurm cluster is needed for this test and could not be started \
+         (install it with `scripts/slurm-local.sh install`, as .ci/run does): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn stop_slurm(dir: &Path) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/slurm-local.sh");
+    let _ = Command::new("bash")
+        .arg(&script)
+        .args(["stop", s(dir)])
+        .status();
+}
+
+#[test]
+fn a_sweep_through_slurm_gives_the_local_rows() {
+    let cluster = scratch("slurm-cluster");
+    let conf = start_slurm(&cluster);
+    let dir = plan("plan-slurm");
+    let out = bin()
+        .args([
+            "sweep",
+            "--slurm",
+            "--submit",
+            "--points-per-task",
+            "2",
+            s(&dir),
+        ])
+        .env("SLURM_CONF", &conf)
+        .output()
+        .expect("bbsim starts");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    if !out.status.success() {
+        stop_slurm(&cluster);
+        panic!("--submit failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let job = text
+        .split_whitespace()
+        .last()
+        .expect("a job id")
+        .to_string();
+    // Wait for the array to leave the queue (two tasks of two short runs).
+    let start = Instant::now();
+    loop {
+        let q = Command::new("squeue")
+            .args(["-h", "-j", &job])
+            .env("SLURM_CONF", &conf)
+            .output()
+            .expect("squeue runs");
+        if q.status.success() && q.stdout.is_empty() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(300) {
+            stop_slurm(&cluster);
+            panic!("the Slurm array {job} did not finish within 300 s");
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    stop_slurm(&cluster);
+    run_ok(&["sweep", "--quiet", "--collect", s(&dir)]);
+    assert_eq!(collected(&dir), local_sweep("plan-slurm-local"));
+    assert!(dir.join("logs").is_dir());
+}
