@@ -1,10 +1,12 @@
 //! `bbsim sweep`: run the cartesian product of varied values, one directory per run, and
 //! collect the headline metrics in `sweep.csv`.
 
-use crate::run_cmd::{default_out, install_interrupt_handler, run_loaded, scenario_path};
+use crate::run_cmd::{
+    default_out, install_interrupt_handler, run_loaded, scenario_path, warn_unused,
+};
 use bbsim_sim::output::sweep::{sweep_csv, RunFigures, SweepPlan, SweepRun};
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
-use bbsim_sim::run::{load_scenario, Loaded};
+use bbsim_sim::run::{load_scenario_edited, Loaded};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -21,6 +23,10 @@ pub struct SweepArgs {
     /// Fixed overrides applied to every run, as with `bbsim run --set`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Remove a key from the scenario so that its default applies, in every
+    /// run, as with `bbsim run --unset` (applied before `--set` and `--vary`).
+    #[arg(long = "unset", value_name = "KEY")]
+    pub unset: Vec<String>,
     /// Runs executed at the same time.
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
@@ -79,7 +85,7 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     }
     let (path, builtin) = scenario_path(&a.scenario)?;
     // Validate the base scenario first, so a typo fails before any run starts.
-    let base = load_scenario(&path, &a.set).map_err(|d| d.to_string())?;
+    let base = load_scenario_edited(&path, &a.unset, &a.set).map_err(|d| d.to_string())?;
     let out = a.out.clone().unwrap_or_else(|| {
         let d = default_out(&path, builtin, &base.scenario.name);
         d.with_file_name(format!(
@@ -92,10 +98,15 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     let loaded = (0..plan.len())
         .map(|i| {
             let sets = plan.overrides(i, &a.set);
-            load_scenario(&path, &sets)
+            load_scenario_edited(&path, &a.unset, &sets)
                 .map_err(|d| format!("{d}\n(in the sweep combination {})", sets.join(" ")))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    if !a.quiet {
+        for (i, l) in loaded.iter().enumerate() {
+            warn_unused(l, Some(&plan.dir_name(i)));
+        }
+    }
     let runs = run_all(a, &plan, &loaded, &out)?;
     let failed = runs.iter().filter(|r| r.outcome.is_err()).count();
     let mut set = OutputSet::new(&out).map_err(|e| e.to_string())?;
