@@ -10,6 +10,7 @@ mod paired_run;
 mod phases;
 #[cfg(unix)]
 mod pipes;
+mod placements;
 mod plot;
 mod study;
 mod trains;

@@ -2,5 +2,6 @@
 //! run it, render its outputs; no `bbsim` binary involved.
 
 mod common;
+mod compose;
 mod diagnostics;
 mod quickstart;
