@@ -1144,7 +1144,7 @@ fn a_reservation_never_holds_more_than_its_capacity() {
         err.contains("jobs[0].bb_capacity") && err.contains("cannot reserve"),
         "{err}"
     );
-    let out = run_ok(&[
+    let valid = run_ok(&[
         "validate",
         scn,
         "--set",
@@ -1153,11 +1153,11 @@ fn a_reservation_never_holds_more_than_its_capacity() {
         "jobs.0.bb_capacity=1GB",
     ]);
     // Not read by node-local SSDs: reported as unused, not refused.
-    let out = String::from_utf8_lossy(&out.stdout).to_string();
+    let text = String::from_utf8_lossy(&valid.stdout).to_string();
     assert!(
-        out.contains("jobs[0].bb_capacity")
-            && out.contains("unused with burst_buffer.placement = \"node-local\""),
-        "{out}"
+        text.contains("jobs[0].bb_capacity")
+            && text.contains("unused with burst_buffer.placement = \"node-local\""),
+        "{text}"
     );
     let _ = std::fs::remove_dir_all(out);
 }
@@ -1204,7 +1204,7 @@ fn stage_in_delays_the_job_and_fills_its_bb_servers() {
         .sum();
     assert_eq!(occupied - received, 64 << 20);
     assert_eq!(s["conservation"]["holds"], true);
-    let out = run_ok(&[
+    let valid = run_ok(&[
         "validate",
         data("tiny-fattree.toml").to_str().expect("utf-8"),
         "--set",
@@ -1213,11 +1213,11 @@ fn stage_in_delays_the_job_and_fills_its_bb_servers() {
         "jobs.0.stage_in=1GB",
     ]);
     // Not read by node-local SSDs: reported as unused, not refused.
-    let out = String::from_utf8_lossy(&out.stdout).to_string();
+    let text = String::from_utf8_lossy(&valid.stdout).to_string();
     assert!(
-        out.contains("jobs[0].stage_in")
-            && out.contains("unused with burst_buffer.placement = \"node-local\""),
-        "{out}"
+        text.contains("jobs[0].stage_in")
+            && text.contains("unused with burst_buffer.placement = \"node-local\""),
+        "{text}"
     );
     let _ = std::fs::remove_dir_all(out);
 }

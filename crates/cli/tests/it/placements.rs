@@ -168,6 +168,26 @@ fn unset_takes_the_default_and_refuses_unknown_keys() {
     );
     let err = run_err(&["run", &q, "--unset", "nope"]);
     assert!(err.contains("unknown key `nope`"), "{err}");
+    // In a sweep, --unset applies to every run.
+    let out = scratch("unset-sweep");
+    let mut args = vec![
+        "sweep",
+        q.as_str(),
+        "--quiet",
+        "--vary",
+        "burst_buffer.stripe_count=2,4",
+        "--unset",
+        "burst_buffer.ssds_per_server",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ];
+    args.extend_from_slice(&SMALL[..10]);
+    run_ok(&args);
+    for dir in ["run-000_stripe_count=2", "run-001_stripe_count=4"] {
+        let s = read_json(&out.join(dir).join("summary.json"));
+        assert_eq!(s["machine"]["bb_ssds"], 32, "{dir}");
+    }
+    let _ = std::fs::remove_dir_all(out);
 }
 
 #[test]
