@@ -299,9 +299,20 @@ compose() { # system placement mix -> path of the composed scenario
         echo "# --set outputs.phase_gap=60s"
         echo "# (and, with STUDY_SCALE=smoke, the smoke overrides): pass those too to rerun it as the"
         echo "# script did."
-        sed -e '/^\[\[jobs\]\]/,$d' -e "s/^name = .*/name = \"study-$3-$1-$2\"/" \
-            -e "s/^packet_size = .*/packet_size = \"$PACKET\"/" \
-            -e "${VC_BUFFER:+/^\[network\]\$/a vc_buffer = \"$VC_BUFFER\"}" "$ROOT/scenarios/$1-$2.toml"
+        echo
+        echo "include = \"$ROOT/scenarios/$1-$2.toml\""
+        echo
+        echo "name = \"study-$3-$1-$2\""
+        echo
+        echo "[simulation]"
+        echo "packet_size = \"$PACKET\""
+        if [ -n "$VC_BUFFER" ]; then
+            echo
+            echo "[network]"
+            echo "vc_buffer = \"$VC_BUFFER\""
+        fi
+        echo
+        # The mix's jobs replace the system file's.
         sed -n '/^\[\[jobs\]\]/,$p' "$ROOT/scenarios/study/$3.toml"
     } >"$f"
     echo "$f"

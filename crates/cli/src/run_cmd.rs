@@ -2,7 +2,7 @@
 
 use bbsim_engine::{Progress, Time};
 use bbsim_sim::output::{table, write, OutputSet, INTERRUPTED};
-use bbsim_sim::run::{load_scenario, Finished, Loaded, RunError};
+use bbsim_sim::run::{load_scenario_edited, Finished, Loaded, RunError};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -29,6 +29,10 @@ pub struct RunArgs {
     /// or `--set jobs.0.ranks=96` (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Remove a key from the scenario so that its default applies, e.g.
+    /// `--unset burst_buffer.stripe_count` (repeatable; applied before `--set`).
+    #[arg(long = "unset", value_name = "KEY")]
+    pub unset: Vec<String>,
     /// No progress bar and no table.
     #[arg(long, short)]
     pub quiet: bool,
@@ -185,11 +189,23 @@ pub fn run_loaded(
     Ok((written, text, finished))
 }
 
+/// Prints the keys the scenario sets that its placement does not read, as warnings on stderr
+/// (`context`: which sweep combination, if any).
+pub fn warn_unused(l: &Loaded, context: Option<&str>) {
+    for d in &l.unused {
+        match context {
+            Some(c) => eprintln!("warning: {d} (in the sweep combination {c})"),
+            None => eprintln!("warning: {d}"),
+        }
+    }
+}
+
 /// `bbsim run`.
 pub fn run(a: &RunArgs) -> Result<(), String> {
     install_interrupt_handler();
     let (path, builtin) = scenario_path(&a.scenario)?;
-    let loaded = load_scenario(&path, &a.set).map_err(|d| d.to_string())?;
+    let loaded = load_scenario_edited(&path, &a.unset, &a.set).map_err(|d| d.to_string())?;
+    warn_unused(&loaded, None);
     let threads = a.threads.unwrap_or(loaded.scenario.simulation.threads);
     bbsim_engine::check_threads(threads).map_err(|why| format!("--threads {why}"))?;
     let out = a

@@ -1,11 +1,13 @@
 //! `bbsim sweep`: run the cartesian product of varied values, one directory per run, and
 //! collect the headline metrics in `sweep.csv`.
 
-use crate::run_cmd::{default_out, install_interrupt_handler, run_loaded, scenario_path};
+use crate::run_cmd::{
+    default_out, install_interrupt_handler, run_loaded, scenario_path, warn_unused,
+};
 use crate::sweep_plan;
 use bbsim_sim::output::sweep::{sweep_csv, RunFigures, SweepPlan, SweepRun};
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
-use bbsim_sim::run::{load_scenario, Loaded};
+use bbsim_sim::run::{load_scenario_edited, Loaded};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -23,6 +25,10 @@ pub struct SweepArgs {
     /// Fixed overrides applied to every run, as with `bbsim run --set`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Remove a key from the scenario so that its default applies, in every
+    /// run, as with `bbsim run --unset` (applied before `--set` and `--vary`).
+    #[arg(long = "unset", value_name = "KEY")]
+    pub unset: Vec<String>,
     /// Runs executed at the same time.
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
@@ -122,7 +128,7 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     }
     let (path, builtin) = scenario_path(&a.scenario)?;
     // Validate the base scenario first, so a typo fails before any run starts.
-    let base = load_scenario(&path, &a.set).map_err(|d| d.to_string())?;
+    let base = load_scenario_edited(&path, &a.unset, &a.set).map_err(|d| d.to_string())?;
     let out = a.out.clone().unwrap_or_else(|| {
         let d = default_out(&path, builtin, &base.scenario.name);
         d.with_file_name(format!(
@@ -135,12 +141,17 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     let loaded = (0..plan.len())
         .map(|i| {
             let sets = plan.overrides(i, &a.set);
-            load_scenario(&path, &sets)
+            load_scenario_edited(&path, &a.unset, &sets)
                 .map_err(|d| format!("{d}\n(in the sweep combination {})", sets.join(" ")))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    if !a.quiet {
+        for (i, l) in loaded.iter().enumerate() {
+            warn_unused(l, Some(&plan.dir_name(i)));
+        }
+    }
     if let Some(dir) = &a.plan {
-        let file = sweep_plan::write_plan(dir, &path, builtin, &a.set, &plan, a.threads)?;
+        let file = sweep_plan::write_plan(dir, &path, builtin, &a.unset, &a.set, &plan, a.threads)?;
         if !a.quiet {
             println!(
                 "planned {} points; wrote {}\nrun them with `bbsim sweep --point N {}` or \
@@ -248,9 +259,10 @@ fn planned(a: &SweepArgs) -> Result<(), String> {
         .scenario
         .clone()
         .ok_or("give the plan directory written by `bbsim sweep SCENARIO --vary ... --plan DIR`")?;
-    if !a.vary.is_empty() || !a.set.is_empty() {
+    if !a.vary.is_empty() || !a.set.is_empty() || !a.unset.is_empty() {
         return Err(
-            "--vary and --set belong to the plan: give them when writing it with --plan".into(),
+            "--vary, --set and --unset belong to the plan: give them when writing it with --plan"
+                .into(),
         );
     }
     let plan = sweep_plan::read_plan(&dir)?;

@@ -18,7 +18,7 @@ use bbsim_engine::digest::Digest;
 use bbsim_sim::output::cost::Cost;
 use bbsim_sim::output::sweep::{sweep_csv, RunFigures, SweepPlan, SweepRun};
 use bbsim_sim::output::OutputSet;
-use bbsim_sim::run::load_scenario;
+use bbsim_sim::run::load_scenario_edited;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -36,6 +36,9 @@ pub struct Plan {
     /// Digest of the scenario file's bytes when the plan was written (hex): a point refuses
     /// to run a scenario that has changed since.
     pub scenario_digest: String,
+    /// `--unset` keys applied to every point.
+    #[serde(default)]
+    pub unset: Vec<String>,
     /// `--set` overrides applied to every point.
     pub set: Vec<String>,
     /// The varied keys and their values, in `--vary` order.
@@ -89,6 +92,7 @@ pub fn write_plan(
     dir: &Path,
     scenario: &Path,
     builtin: bool,
+    unset: &[String],
     set: &[String],
     plan: &SweepPlan,
     threads: Option<usize>,
@@ -110,6 +114,7 @@ pub fn write_plan(
         bbsim_version: env!("CARGO_PKG_VERSION").to_string(),
         scenario_digest: file_digest(&scenario)?,
         scenario,
+        unset: unset.to_vec(),
         set: set.to_vec(),
         vary: plan.vars.clone(),
         threads,
@@ -190,7 +195,8 @@ pub fn run_point(dir: &Path, plan: &Plan, i: usize, force: bool) -> Result<Strin
             plan.scenario.display()
         ));
     }
-    let loaded = load_scenario(&plan.scenario, &p.overrides).map_err(|d| d.to_string())?;
+    let loaded = load_scenario_edited(&plan.scenario, &plan.unset, &p.overrides)
+        .map_err(|d| d.to_string())?;
     let threads = plan.threads.unwrap_or(loaded.scenario.simulation.threads);
     let started = std::time::Instant::now();
     let out = dir.join("runs").join(&p.dir);
@@ -369,6 +375,7 @@ mod tests {
             bbsim_version: "x".into(),
             scenario: "/s.toml".into(),
             scenario_digest: "0".into(),
+            unset: vec![],
             set: vec![],
             vary: vec![],
             threads: None,

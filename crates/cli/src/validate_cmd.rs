@@ -2,7 +2,7 @@
 
 use crate::run_cmd::scenario_path;
 use bbsim_sim::output::describe::{granularity, job_lines};
-use bbsim_sim::run::load_scenario;
+use bbsim_sim::run::load_scenario_edited;
 use std::path::PathBuf;
 
 /// Arguments of `bbsim validate`.
@@ -13,6 +13,10 @@ pub struct ValidateArgs {
     /// Override scenario values, as with `bbsim run`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Remove a key from the scenario so that its default applies, as with
+    /// `bbsim run`.
+    #[arg(long = "unset", value_name = "KEY")]
+    pub unset: Vec<String>,
     /// Print the machine summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -21,9 +25,11 @@ pub struct ValidateArgs {
 /// `bbsim validate`.
 pub fn run(a: &ValidateArgs) -> Result<(), String> {
     let (path, _) = scenario_path(&a.scenario)?;
-    let l = load_scenario(&path, &a.set).map_err(|d| d.to_string())?;
+    let l = load_scenario_edited(&path, &a.unset, &a.set).map_err(|d| d.to_string())?;
     let m = l.machine_summary();
     if a.json {
+        // The JSON is the machine summary alone; unused keys go to stderr.
+        crate::run_cmd::warn_unused(&l, None);
         println!(
             "{}",
             serde_json::to_string_pretty(&m).map_err(|e| e.to_string())?
@@ -36,6 +42,15 @@ pub fn run(a: &ValidateArgs) -> Result<(), String> {
     println!("  jobs");
     for line in job_lines(&l.design.workload) {
         println!("{line}");
+    }
+    if !l.unused.is_empty() {
+        println!(
+            "  unused with placement = \"{}\" (these keys apply to other placements; the run uses their defaults)",
+            l.scenario.burst_buffer.placement.name()
+        );
+        for d in &l.unused {
+            println!("    {d}");
+        }
     }
     Ok(())
 }

@@ -2,8 +2,9 @@
 //! its outputs.
 
 use crate::assemble::{assemble, Placed};
-use crate::diag::{load, Diagnostic, SourceMap};
+use crate::diag::{load_edited, Diagnostic, SourceMap};
 use crate::lower::machine::MachineSummary;
+use crate::lower::unused::split_unused;
 use crate::lower::{lower, Design};
 use crate::model::SimLp;
 use crate::output::cost::{cost, Cost};
@@ -18,8 +19,14 @@ use std::sync::Arc;
 
 /// A loaded and validated scenario.
 pub struct Loaded {
-    /// The scenario, every default filled in.
+    /// The scenario as run: every default filled in, and the keys its placement does not read
+    /// (see [`Loaded::unused`]) back at their defaults.
     pub scenario: Scenario,
+    /// The scenario as written (every default filled in), echoed in `summary.json`.
+    pub written: Scenario,
+    /// Keys the scenario sets that its burst-buffer placement does not read: each names the key,
+    /// where it was set and why it is unused. Warnings, not errors.
+    pub unused: Vec<Diagnostic>,
     /// Where each key came from (for messages).
     pub map: SourceMap,
     /// The validated design: machine, workload, where the jobs run.
@@ -32,16 +39,29 @@ pub struct Loaded {
 /// running (schema, units, machine, jobs, allocation, reservations) without building the
 /// simulation.
 pub fn load_scenario(path: &Path, overrides: &[String]) -> Result<Loaded, Diagnostic> {
-    let (mut scenario, map): (Scenario, SourceMap) = load(path, overrides)?;
+    load_scenario_edited(path, &[], overrides)
+}
+
+/// Like [`load_scenario`], first removing the keys `unset` (`--unset`: their defaults apply),
+/// then applying `set` (`--set`). Both apply after the file's includes.
+pub fn load_scenario_edited(
+    path: &Path,
+    unset: &[String],
+    set: &[String],
+) -> Result<Loaded, Diagnostic> {
+    let (mut scenario, map): (Scenario, SourceMap) = load_edited(path, unset, set)?;
     // Fill in defaults that depend on other keys, so the echo in summary.json shows them.
     let vc = scenario
         .network
         .effective_vc_buffer(scenario.simulation.packet_size.0);
     scenario.network.vc_buffer = Some(vc);
+    let (unused, effective) = split_unused(&scenario, &map);
     let base = path.parent().unwrap_or_else(|| Path::new("."));
-    let design = lower(&scenario, &map, base)?;
+    let design = lower(&effective, &map, base)?;
     Ok(Loaded {
-        scenario,
+        scenario: effective,
+        written: scenario,
+        unused,
         map,
         design,
         path: path.to_path_buf(),
@@ -205,7 +225,7 @@ impl Loaded {
     /// Renders the outputs of a finished run.
     pub fn render(&self, f: &Finished) -> Rendered {
         render(
-            &self.scenario,
+            &self.written,
             &self.machine_summary(),
             &self.cost(),
             &f.results,

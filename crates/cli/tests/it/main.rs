@@ -11,6 +11,7 @@ mod paired_run;
 mod phases;
 #[cfg(unix)]
 mod pipes;
+mod placements;
 mod plot;
 mod size;
 mod slurm;

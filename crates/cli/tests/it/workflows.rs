@@ -270,10 +270,12 @@ fn workflow_mistakes_are_clear_errors() {
         ),
         ("jobs.1.inputs=\"post\"", "jobs[1].inputs", "no earlier job"),
         ("jobs.0.in_transit=true", "jobs[0].in_transit", "analysis"),
+        // The grain and reservations are unused under node-local; reading another job's
+        // files is a contradiction.
         (
             "burst_buffer.placement=node-local",
-            "burst_buffer.grain",
-            "need BB servers",
+            "jobs[1].inputs",
+            "cannot be read from node-local SSDs",
         ),
         (
             "jobs.1.read_cache_block=0",

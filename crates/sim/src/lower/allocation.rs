@@ -76,7 +76,6 @@ pub fn job_layout(
     let stage_work = stage_work(s, map, machine, workload, &files, &file_base, &file_extent)?;
     let local_drain = local_drain(s, map)?;
     let train_ops = train_ops(s, map)?;
-    check_node_local_keys(s, map)?;
     let (node_ranks, node_index) = node_ranks(machine, workload, &nodes);
     let (node_stripes, job_servers) = node_stripes(s, map, machine, &node_ranks, &files)?;
     let mut layout = JobLayout {
@@ -198,27 +197,6 @@ fn stage_work(
         }
     }
     Ok(stage_work)
-}
-
-/// Refuses job keys that need BB servers under the node-local placement.
-fn check_node_local_keys(s: &Scenario, map: &SourceMap) -> Result<(), Diagnostic> {
-    if s.burst_buffer.placement != Placement::NodeLocal {
-        return Ok(());
-    }
-    for (i, j) in s.jobs.iter().enumerate() {
-        for (key, present) in [
-            ("bb_capacity", j.bb_capacity.is_some()),
-            ("stage_in", j.stage_in.is_some()),
-        ] {
-            if present {
-                return Err(map.error_at(
-                    &format!("jobs[{i}].{key}"),
-                    format!("`{key}` needs BB servers: burst_buffer.placement = \"grouped\" or \"global\" (or \"none\" for the PFS-only baseline, which ignores it)"),
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The job and ranks of each compute node, and each node's index within its job.

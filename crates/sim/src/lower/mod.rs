@@ -9,7 +9,8 @@
 //! - [`machine`]: all of the above as one [`machine::Machine`];
 //! - [`allocation`]: where every job runs and where its data goes;
 //! - [`workload`]: the jobs, from each job source (applications, benchmarks, Darshan logs);
-//! - [`traffic`]: synthetic traffic for `bbsim net`.
+//! - [`traffic`]: synthetic traffic for `bbsim net`;
+//! - [`unused`]: keys the chosen placement does not read (reported, not refused).
 
 pub mod allocation;
 pub mod machine;
@@ -18,6 +19,7 @@ pub mod pfs;
 pub mod placement;
 pub mod storage;
 pub mod traffic;
+pub mod unused;
 pub mod workload;
 
 use crate::diag::{Diagnostic, SourceMap};

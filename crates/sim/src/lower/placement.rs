@@ -19,7 +19,7 @@ pub const PFS_EXTRA: &str = "pfs";
 
 /// The BB servers as extra terminals of the network (grouped: one per `routers_per_server`
 /// routers; global: `servers` on dedicated routers of `servers_per_router`), or `None` when
-/// the placement has no servers on the network. Refuses server keys of other placements.
+/// the placement has no servers on the network. Keys of other placements are not read.
 pub fn bb_servers(
     s: &Scenario,
     map: &SourceMap,
@@ -29,23 +29,8 @@ pub fn bb_servers(
     match bb.placement {
         Placement::Grouped => grouped(s, map).map(Some),
         Placement::Global => global(s, map, topology).map(Some),
-        // `none` is the PFS-only baseline of any scenario: its server keys are ignored.
-        Placement::None => Ok(None),
-        Placement::NodeLocal => {
-            for (k, present) in [
-                ("servers", bb.servers.is_some()),
-                ("servers_per_router", bb.servers_per_router.is_some()),
-                ("routers_per_server", bb.routers_per_server.is_some()),
-            ] {
-                if present {
-                    return Err(map.error_at(
-                        &format!("burst_buffer.{k}"),
-                        "applies only to placement = \"grouped\" or \"global\"",
-                    ));
-                }
-            }
-            Ok(None)
-        }
+        // Their server keys are reported as unused (`lower::unused`), not read here.
+        Placement::None | Placement::NodeLocal => Ok(None),
     }
 }
 
@@ -53,12 +38,6 @@ pub fn bb_servers(
 /// dragonflies).
 fn grouped(s: &Scenario, map: &SourceMap) -> Result<ExtraTerminals, Diagnostic> {
     let bb = &s.burst_buffer;
-    if bb.servers.is_some() || bb.servers_per_router.is_some() {
-        return Err(map.error_at(
-            if bb.servers.is_some() { "burst_buffer.servers" } else { "burst_buffer.servers_per_router" },
-            "placement = \"grouped\" places one server per `routers_per_server` routers; `servers` and `servers_per_router` apply to placement = \"global\"",
-        ));
-    }
     let every = bb.routers_per_server.unwrap_or(match s.network.topology {
         TopologyKind::Dragonfly | TopologyKind::Aries => 2,
         _ => 1,
@@ -82,12 +61,6 @@ fn global(
 ) -> Result<ExtraTerminals, Diagnostic> {
     let bb = &s.burst_buffer;
     let n = &s.network;
-    if bb.routers_per_server.is_some() {
-        return Err(map.error_at(
-            "burst_buffer.routers_per_server",
-            "applies to placement = \"grouped\"; use `servers` and `servers_per_router` for global",
-        ));
-    }
     let servers = bb.servers.ok_or_else(|| {
         map.error_at(
             "burst_buffer.servers",

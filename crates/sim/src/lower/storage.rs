@@ -57,12 +57,6 @@ pub fn bb_storage(
     if bb.stripe_count == 0 {
         return Err(map.error_at("burst_buffer.stripe_count", "must be at least 1"));
     }
-    if storage.local_ssd.is_some() && bb.ssds_per_server != 1 {
-        return Err(map.error_at(
-            "burst_buffer.ssds_per_server",
-            "node-local placement models one SSD per compute node; give that SSD the combined bandwidth and capacity instead",
-        ));
-    }
     Ok(storage)
 }
 

@@ -1,16 +1,19 @@
 //! Diagnostics for scenario files: every error names the file, the line and column, the key
 //! path, what was expected, and for a misspelt key the closest valid one.
 
+use crate::scenario::include::compose;
 use serde::de::DeserializeOwned;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
-use toml_edit::{DocumentMut, ImDocument, Item, Table, Value};
+use toml_edit::{DocumentMut, ImDocument, Item, Table, TableLike, Value};
 
 /// An error in a scenario: where it is and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// The scenario file (or `--set` when the value came from the command line).
+    /// The scenario file that set the key (or the `--set` / `--unset` argument when the value
+    /// came from the command line).
     pub file: String,
     /// 1-based line, when known.
     pub line: Option<usize>,
@@ -105,6 +108,31 @@ fn improve_message(msg: &str) -> String {
     msg.to_string()
 }
 
+/// Where a key was set: a file and a position in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The file, as messages name it.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+/// The origin of every key path of a scenario composed from several files.
+pub type Origins = BTreeMap<String, Origin>;
+
+/// A key path changed on the command line.
+#[derive(Clone, Debug)]
+struct Edit {
+    /// Canonical dotted path.
+    path: String,
+    /// The argument as given (`--set a.b=1`, `--unset a.b`).
+    arg: String,
+    /// `--set` (true) or `--unset` (false).
+    set: bool,
+}
+
 /// Key paths of a parsed document with their spans, for mapping errors to keys and keys to lines.
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
@@ -112,8 +140,22 @@ pub struct SourceMap {
     text: String,
     /// (dotted path, span of the key, span of the value)
     entries: Vec<(String, Range<usize>, Range<usize>)>,
-    /// Paths set on the command line, with the original argument.
-    overrides: Vec<(String, String)>,
+    /// Paths changed on the command line, with the original argument.
+    overrides: Vec<Edit>,
+    /// With `include`: the file and line of every key (the text is then the merged document).
+    origins: Option<Origins>,
+}
+
+/// 1-based line and column of byte `offset` in `text`.
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let upto = &text[..offset];
+    let line = upto.matches('\n').count() + 1;
+    let col = upto.len() - upto.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
+    (line, col)
 }
 
 fn join(prefix: &str, key: &str) -> String {
@@ -124,7 +166,12 @@ fn join(prefix: &str, key: &str) -> String {
     }
 }
 
-fn collect_table(t: &Table, prefix: &str, out: &mut Vec<(String, Range<usize>, Range<usize>)>) {
+/// Every key path of `t` (under `prefix`) with the spans of its key and its value.
+pub(crate) fn collect_table(
+    t: &Table,
+    prefix: &str,
+    out: &mut Vec<(String, Range<usize>, Range<usize>)>,
+) {
     for (k, item) in t.iter() {
         let path = join(prefix, k);
         let kspan = t.key(k).and_then(|k| k.span()).unwrap_or(0..0);
@@ -181,7 +228,7 @@ fn collect_value(
 }
 
 impl SourceMap {
-    fn build(file: &str, text: String, overrides: Vec<(String, String)>) -> Self {
+    fn build(file: &str, text: String, overrides: Vec<Edit>, origins: Option<Origins>) -> Self {
         let mut entries = Vec::new();
         if let Ok(doc) = ImDocument::parse(text.as_str()) {
             collect_table(doc.as_table(), "", &mut entries);
@@ -191,14 +238,12 @@ impl SourceMap {
             text,
             entries,
             overrides,
+            origins,
         }
     }
 
     fn line_col(&self, offset: usize) -> (usize, usize) {
-        let upto = &self.text[..offset.min(self.text.len())];
-        let line = upto.matches('\n').count() + 1;
-        let col = upto.len() - upto.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
-        (line, col)
+        line_col(&self.text, offset)
     }
 
     /// The innermost key path whose key or value covers `offset`.
@@ -220,9 +265,9 @@ impl SourceMap {
     /// in the file, or naming the `--set` argument that supplied it.
     pub fn error_at(&self, key: &str, message: impl Into<String>) -> Diagnostic {
         let message = message.into();
-        if let Some((_, arg)) = self.overrides.iter().find(|(p, _)| p == key) {
+        if let Some(e) = self.overrides.iter().rev().find(|e| e.path == key) {
             return Diagnostic {
-                file: format!("--set {arg}"),
+                file: e.arg.clone(),
                 line: None,
                 column: None,
                 key: Some(key.to_string()),
@@ -232,7 +277,18 @@ impl SourceMap {
         // The key itself, or the nearest enclosing table that is present.
         let mut probe = key.to_string();
         loop {
-            if let Some((_, k, v)) = self.entries.iter().find(|(p, _, _)| *p == probe) {
+            if let Some(o) = self.origins.as_ref().and_then(|o| o.get(&probe)) {
+                return Diagnostic {
+                    file: o.file.clone(),
+                    line: Some(o.line),
+                    column: Some(o.column),
+                    key: Some(key.to_string()),
+                    message,
+                };
+            }
+            if self.origins.is_some() {
+                // Composed from several files: only origins give lines.
+            } else if let Some((_, k, v)) = self.entries.iter().find(|(p, _, _)| *p == probe) {
                 let at = if k.is_empty() { v.start } else { k.start };
                 let (line, column) = self.line_col(at);
                 return Diagnostic {
@@ -257,12 +313,23 @@ impl SourceMap {
         }
     }
 
+    /// Whether the scenario (its files or a `--set`) sets `key` (a dotted path like
+    /// `burst_buffer.servers` or `jobs[0].bb_capacity`), or any key inside it.
+    pub fn sets(&self, key: &str) -> bool {
+        let inside = |p: &str| {
+            p == key
+                || p.strip_prefix(key)
+                    .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+        };
+        self.entries.iter().any(|(p, _, _)| inside(p))
+    }
+
     /// The file name this map describes.
     pub fn file(&self) -> &str {
         &self.file
     }
 
-    /// The effective scenario text (after `--set` overrides).
+    /// The effective scenario text (after includes, `--unset` and `--set`).
     pub fn text(&self) -> &str {
         &self.text
     }
@@ -447,6 +514,15 @@ pub fn load<T: DeserializeOwned>(
     path: &Path,
     overrides: &[String],
 ) -> Result<(T, SourceMap), Diagnostic> {
+    load_edited(path, &[], overrides)
+}
+
+/// Like [`load`], removing the keys `unset` (`--unset`) before applying `set` (`--set`).
+pub fn load_edited<T: DeserializeOwned>(
+    path: &Path,
+    unset: &[String],
+    set: &[String],
+) -> Result<(T, SourceMap), Diagnostic> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| Diagnostic {
         file: file.clone(),
@@ -455,40 +531,79 @@ pub fn load<T: DeserializeOwned>(
         key: None,
         message: format!("cannot read the scenario file: {e}"),
     })?;
-    load_str(&file, &text, overrides)
+    load_str_edited(&file, &text, unset, set)
 }
 
-/// Like [`load`] for text already in memory; `file` names it in messages.
+/// Like [`load`] for text already in memory; `file` names it in messages (and locates the files
+/// it includes).
 pub fn load_str<T: DeserializeOwned>(
     file: &str,
     text: &str,
     overrides: &[String],
 ) -> Result<(T, SourceMap), Diagnostic> {
-    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
-        let map = SourceMap::build(file, text.to_string(), Vec::new());
-        let (line, column) = e
-            .span()
-            .map(|s| map.line_col(s.start))
-            .map_or((None, None), |(l, c)| (Some(l), Some(c)));
-        Diagnostic {
-            file: file.to_string(),
-            line,
-            column,
-            key: None,
-            message: format!("invalid TOML: {}", e.message().trim()),
-        }
-    })?;
+    load_str_edited(file, text, &[], overrides)
+}
+
+/// Like [`load_edited`] for text already in memory; `file` names it in messages (and locates
+/// the files it includes). Order: includes, then `unset`, then `set`.
+pub fn load_str_edited<T: DeserializeOwned>(
+    file: &str,
+    text: &str,
+    unset: &[String],
+    set: &[String],
+) -> Result<(T, SourceMap), Diagnostic> {
+    let composed = compose(file, Path::new(file), text)?;
+    let (mut doc, mut origins) = match composed {
+        Some(c) => (c.doc, Some(c.origins)),
+        None => (
+            text.parse::<DocumentMut>()
+                .map_err(|e: toml_edit::TomlError| {
+                    let (line, column) = e
+                        .span()
+                        .map(|s| line_col(text, s.start))
+                        .map_or((None, None), |(l, c)| (Some(l), Some(c)));
+                    Diagnostic {
+                        file: file.to_string(),
+                        line,
+                        column,
+                        key: None,
+                        message: format!("invalid TOML: {}", e.message().trim()),
+                    }
+                })?,
+            None,
+        ),
+    };
     let mut applied = Vec::new();
-    for arg in overrides {
-        let path = apply_override(&mut doc, arg)?;
-        applied.push((path, arg.clone()));
+    for key in unset {
+        let path = apply_unset::<T>(&mut doc, key)?;
+        if let Some(o) = origins.as_mut() {
+            o.retain(|k, _| {
+                !(k == &path
+                    || k.starts_with(&format!("{path}."))
+                    || k.starts_with(&format!("{path}[")))
+            });
+        }
+        applied.push(Edit {
+            path,
+            arg: format!("--unset {key}"),
+            set: false,
+        });
     }
-    let effective = if overrides.is_empty() {
+    for arg in set {
+        let path = apply_override(&mut doc, arg)?;
+        applied.push(Edit {
+            path,
+            arg: format!("--set {arg}"),
+            set: true,
+        });
+    }
+    let effective = if origins.is_none() && applied.is_empty() {
         text.to_string()
     } else {
         doc.to_string()
     };
-    let map = SourceMap::build(file, effective, applied);
+    let included = origins.is_some();
+    let map = SourceMap::build(file, effective, applied, origins);
     match toml::from_str::<T>(&map.text) {
         Ok(v) => Ok((v, map)),
         Err(e) => {
@@ -497,10 +612,11 @@ pub fn load_str<T: DeserializeOwned>(
                 .span()
                 .and_then(|s| map.key_at(s.start).map(str::to_string));
             match (&key, e.span()) {
-                (Some(k), _) if map.overrides.iter().any(|(p, _)| p == k) => {
+                (Some(k), _) if map.overrides.iter().any(|o| o.set && o.path == *k) => {
                     Err(map.error_at(k, message))
                 }
-                (_, Some(span)) => {
+                (Some(k), _) if included => Err(map.error_at(k, message)),
+                (_, Some(span)) if !included => {
                     let (line, column) = map.line_col(span.start);
                     Err(Diagnostic {
                         file: file.to_string(),
@@ -510,7 +626,7 @@ pub fn load_str<T: DeserializeOwned>(
                         message,
                     })
                 }
-                (_, None) => Err(Diagnostic {
+                _ => Err(Diagnostic {
                     file: file.to_string(),
                     line: None,
                     column: None,
@@ -520,6 +636,84 @@ pub fn load_str<T: DeserializeOwned>(
             }
         }
     }
+}
+
+/// Removes `last` from the table at `parents` under `t`, if there is one.
+fn remove_at(t: &mut dyn TableLike, parents: &[Seg], last: &str) {
+    let Some((Seg::Key(k), rest)) = parents.split_first() else {
+        if parents.is_empty() {
+            t.remove(last);
+        }
+        return;
+    };
+    let Some(item) = t.get_mut(k) else { return };
+    match (item, rest.split_first()) {
+        (Item::ArrayOfTables(a), Some((Seg::Index(i), rest))) => {
+            if let Some(sub) = a.get_mut(*i) {
+                remove_at(sub, rest, last);
+            }
+        }
+        (Item::Value(Value::Array(a)), Some((Seg::Index(i), rest))) => {
+            if let Some(sub) = a.get_mut(*i).and_then(Value::as_inline_table_mut) {
+                remove_at(sub, rest, last);
+            }
+        }
+        (item, _) => {
+            if let Some(sub) = item.as_table_like_mut() {
+                remove_at(sub, rest, last);
+            }
+        }
+    }
+}
+
+/// A value no schema key accepts as valid, written where an `--unset` key would be to ask the
+/// schema whether it knows the key.
+const PROBE: &str = "\"bbsim --unset probe\"";
+
+/// Removes `key` (`--unset key`) from `doc`: a no-op when the document does not set it, an
+/// error when the schema `T` has no such key. Returns the canonical path.
+fn apply_unset<T: DeserializeOwned>(
+    doc: &mut DocumentMut,
+    key: &str,
+) -> Result<String, Diagnostic> {
+    let bad = |message: String| Diagnostic {
+        file: format!("--unset {key}"),
+        line: None,
+        column: None,
+        key: None,
+        message,
+    };
+    let segs = path_segments(key.trim()).map_err(bad)?;
+    let Some((Seg::Key(last), parents)) = segs.split_last() else {
+        return Err(bad(
+            "expected a key path ending in a key, e.g. `burst_buffer.stripe_count` or `jobs.0.stage_in` (an array entry cannot be removed)".into(),
+        ));
+    };
+    let path = canonical(&segs);
+    // Ask the schema: write a probe value at the key in a copy, and see whether the key is
+    // refused as unknown (rather than for its value).
+    let mut probe = doc.clone();
+    if apply_override(&mut probe, &format!("{path}={PROBE}")).is_ok() {
+        let text = probe.to_string();
+        if let Err(e) = toml::from_str::<T>(&text) {
+            let msg = e.message().trim().to_string();
+            if msg.starts_with("unknown field") {
+                let map = SourceMap::build("", text, Vec::new(), None);
+                let at = e.span().and_then(|s| map.key_at(s.start)).unwrap_or("");
+                let inside = path == at
+                    || path.starts_with(&format!("{at}."))
+                    || path.starts_with(&format!("{at}["));
+                if !at.is_empty() && inside {
+                    return Err(Diagnostic {
+                        key: Some(path),
+                        ..bad(improve_message(&msg))
+                    });
+                }
+            }
+        }
+    }
+    remove_at(doc.as_table_mut(), parents, last);
+    Ok(path)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 pub mod diag;
+pub mod include;
 pub mod units;
 
 mod burst_buffer;

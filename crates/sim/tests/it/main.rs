@@ -3,5 +3,6 @@
 
 mod capacity;
 mod common;
+mod compose;
 mod diagnostics;
 mod quickstart;
