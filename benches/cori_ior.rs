@@ -1,4 +1,4 @@
-//! Scenario benchmark: `scenarios/cori-ior.toml` (Cori-like DataWarp under IOR, issue 8) with
+//! Scenario benchmark: `scenarios/cori-ior.toml` (Cori-like DataWarp under IOR) with
 //! all 4,480 processes but 64 MiB per process instead of 8 GiB (573,440 1 MiB transfers), one
 //! thread: as the scenario ships (packet model, transfer trains of 8 in 8 MiB packets), and
 //! with every transfer on its own (1 MiB packets) under the packet and the path network

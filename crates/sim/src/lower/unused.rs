@@ -111,7 +111,7 @@ const RULES: &[Rule] = &[
                 crate::scenario::BurstBufferSection::default().staging_bandwidth
         },
     },
-    bb_rule!("full_policy", full_policy, SERVERS),
+    bb_rule!("full_policy", full_policy, ANY_BB),
     bb_rule!("grain", grain, SERVERS),
     bb_rule!("access_mode", access_mode, SERVERS),
     bb_rule!("ssd", ssd, ANY_BB),
