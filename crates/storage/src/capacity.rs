@@ -42,7 +42,7 @@ impl CapacityLedger {
             total,
             used: 0,
             allocs: BTreeMap::new(),
-            log: OccupancyLog::new(total),
+            log: OccupancyLog::new(),
         }
     }
 

@@ -2,20 +2,21 @@
 //! the occupancy, for sizing reports and the occupancy plot.
 //!
 //! The record keeps a point whenever the occupancy has moved by at least 1/[`RESOLUTION`] of
-//! the capacity since the last point kept, so a run that fills and empties a device keeps at
-//! most a few hundred points per cycle, not one per write. Read as a step function, the record
-//! is within capacity/[`RESOLUTION`] bytes of the true occupancy at every instant; the peak is
-//! kept exactly on its own.
+//! the highest occupancy so far (the peak) since the last point kept, so a run that fills and
+//! empties a device keeps a few hundred points per cycle, not one per write, and a device that
+//! never gets near full is still drawn in detail. Read as a step function, the record is within
+//! peak/[`RESOLUTION`] bytes of the true occupancy at every instant; the peak itself is kept
+//! exactly on its own.
 
 use bbsim_engine::Time;
 
-/// Fraction of the capacity (1/`RESOLUTION`) the occupancy must move before a point is kept.
-pub const RESOLUTION: u64 = 256;
+/// Fraction of the peak so far (1/`RESOLUTION`) the occupancy must move before a point is
+/// kept.
+pub const RESOLUTION: u64 = 128;
 
 /// The occupancy history of one device (an SSD, a BB server, a node-local SSD).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OccupancyLog {
-    step: u64,
     current: u64,
     peak: u64,
     peak_at: Time,
@@ -23,12 +24,9 @@ pub struct OccupancyLog {
 }
 
 impl OccupancyLog {
-    /// An empty log for a device of `capacity` bytes.
-    pub fn new(capacity: u64) -> Self {
-        OccupancyLog {
-            step: (capacity / RESOLUTION).max(1),
-            ..OccupancyLog::default()
-        }
+    /// An empty log.
+    pub fn new() -> Self {
+        OccupancyLog::default()
     }
 
     /// The occupancy is `used` bytes from `now` (ps) on.
@@ -40,7 +38,8 @@ impl OccupancyLog {
             self.peak_at = now;
         }
         let last = self.points.last().map_or(0, |p| p.1);
-        if used.abs_diff(last) >= self.step || used == 0 && last != 0 {
+        let step = (self.peak / RESOLUTION).max(1);
+        if used.abs_diff(last) >= step || used == 0 && last != 0 {
             match self.points.last_mut() {
                 Some(p) if p.0 == now => p.1 = used,
                 _ => self.points.push((now, used)),
@@ -75,28 +74,33 @@ mod tests {
 
     #[test]
     fn peak_is_exact_and_small_moves_are_thinned() {
-        let mut o = OccupancyLog::new(256 * 10);
-        for t in 1..=100u64 {
-            o.set(t, t); // one byte at a time: a point every 10 bytes (the step)
+        let mut o = OccupancyLog::new();
+        for t in 1..=12_800u64 {
+            o.set(t, t); // one byte at a time: a point every peak/128 bytes
         }
-        o.set(200, 95);
-        o.set(300, 0);
-        assert_eq!((o.peak(), o.peak_at()), (100, 100));
+        o.set(20_000, 12_750);
+        o.set(30_000, 0);
+        assert_eq!((o.peak(), o.peak_at()), (12_800, 12_800));
         assert_eq!(o.current(), 0);
-        // Ten points on the way up; the 5-byte drop is under the 10-byte step; the return to
-        // empty is kept.
-        assert_eq!(o.points().len(), 11);
-        assert_eq!(o.points()[9], (100, 100));
-        assert_eq!(o.points().last(), Some(&(300, 0)));
+        // The way up is thinned to about 128 points per factor e of growth; the 50-byte drop
+        // is under the 100-byte step; the return to empty is kept.
+        let n = o.points().len();
+        assert!((100..1000).contains(&n), "{n} points");
+        assert_ne!(o.points()[n - 2].1, 12_750);
+        assert_eq!(o.points().last(), Some(&(30_000, 0)));
+        // Within peak/128 of the truth on the way up.
+        for w in o.points()[..n - 1].windows(2) {
+            assert!(w[1].1 - w[0].1 <= 12_800 / 128 + 1);
+        }
     }
 
     #[test]
     fn falls_are_kept_once_they_exceed_the_step() {
-        let mut o = OccupancyLog::new(2560);
-        o.set(0, 1000);
-        o.set(1, 995);
-        o.set(2, 985);
-        o.set(3, 985);
-        assert_eq!(o.points(), &[(0, 1000), (2, 985)]);
+        let mut o = OccupancyLog::new();
+        o.set(0, 1280);
+        o.set(1, 1275);
+        o.set(2, 1265);
+        o.set(3, 1265);
+        assert_eq!(o.points(), &[(0, 1280), (2, 1265)]);
     }
 }

@@ -3,8 +3,8 @@
 //! occupancy over time (`occupancy.csv`).
 //!
 //! A device here is a BB server (all its SSDs, as one capacity) or a node-local SSD. Its peak
-//! is exact; the occupancy series is thinned (a point whenever the occupancy moved by 1/256 of
-//! the capacity), so it is within capacity/256 bytes of the truth at every instant.
+//! is exact; the occupancy series is thinned (a point whenever the occupancy moved by 1/128 of
+//! the device's peak so far), so it is within peak/128 bytes of the truth at every instant.
 
 use super::collect::secs_f;
 use crate::model::hosts::BbHost;

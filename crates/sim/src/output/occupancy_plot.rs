@@ -62,10 +62,19 @@ fn series(rows: &[CapacityRow]) -> Vec<Series> {
 pub fn occupancy_svg(title: &str, rows: &[CapacityRow], end: Time) -> String {
     let end = end.max(1);
     let lines = series(rows);
-    let y_max = lines
+    // The axis reaches 100 % (full) when the devices got at least half full; otherwise it
+    // spans the data, so that a device that never got near full is still readable.
+    let data_max = lines
         .iter()
         .flat_map(|l| l.steps.iter().map(|s| s.1))
-        .fold(100.0f64, f64::max);
+        .fold(0.0f64, f64::max);
+    let y_max = if data_max >= 50.0 {
+        data_max.max(100.0)
+    } else {
+        let step = tick_step(data_max.max(1e-6) * 1.1);
+        (data_max * 1.1 / step).ceil().max(1.0) * step
+    };
+    let full_shown = y_max >= 100.0;
     let (unit, div) = time_unit(end);
     let x_of = |t: Time| LEFT as f64 + t as f64 / end as f64 * PLOT_W as f64;
     let y_of = |v: f64| (TOP + PLOT_H) as f64 - v / y_max * PLOT_H as f64;
@@ -105,12 +114,14 @@ pub fn occupancy_svg(title: &str, rows: &[CapacityRow], end: Time) -> String {
         TOP + PLOT_H / 2
     );
     // Full capacity.
-    let y100 = y_of(100.0);
-    let _ = writeln!(
-        s,
-        r##"<line x1="{LEFT}" y1="{y100:.1}" x2="{}" y2="{y100:.1}" stroke="#444" stroke-dasharray="6 4"/>"##,
-        LEFT + PLOT_W
-    );
+    if full_shown {
+        let y100 = y_of(100.0);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{LEFT}" y1="{y100:.1}" x2="{}" y2="{y100:.1}" stroke="#444" stroke-dasharray="6 4"/>"##,
+            LEFT + PLOT_W
+        );
+    }
     for (i, l) in lines.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         let mut d = format!("M{:.1},{:.1}", x_of(0), y_of(0.0));
@@ -138,9 +149,14 @@ pub fn occupancy_svg(title: &str, rows: &[CapacityRow], end: Time) -> String {
     }
     let ly = TOP + 10 + lines.len() * 20;
     let lx = LEFT + PLOT_W + 12;
+    let full = if full_shown {
+        "capacity (100 %)"
+    } else {
+        "capacity (100 %, off the scale)"
+    };
     let _ = writeln!(
         s,
-        r##"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="#444" stroke-dasharray="6 4"/><text x="{}" y="{}" font-size="11">capacity</text>"##,
+        r##"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="#444" stroke-dasharray="6 4"/><text x="{}" y="{}" font-size="11">{full}</text>"##,
         lx + 20,
         lx + 24,
         ly + 4
