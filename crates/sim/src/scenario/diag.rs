@@ -258,7 +258,7 @@ impl SourceMap {
     }
 
     /// The override argument that set `key` or a key inside it.
-    fn from_override(&self, key: &str) -> Option<&str> {
+    fn override_covering(&self, key: &str) -> Option<&str> {
         let inside = |p: &str| {
             p == key
                 || p.strip_prefix(key)
@@ -531,10 +531,10 @@ pub fn load_str<T: DeserializeOwned>(
                 }
                 // An unknown table added by an override (`--set foo.bar=1`).
                 (Some(k), _)
-                    if message.starts_with("unknown key") && map.from_override(k).is_some() =>
+                    if message.starts_with("unknown key") && map.override_covering(k).is_some() =>
                 {
                     Err(Diagnostic {
-                        file: map.from_override(k).map(origin).unwrap_or_default(),
+                        file: map.override_covering(k).map(origin).unwrap_or_default(),
                         line: None,
                         column: None,
                         key,

@@ -52,7 +52,7 @@ fn dxt_times_and_lengths_that_no_trace_holds_are_refused() {
         (s.start, s.end, s.length) = (start, end, length);
         let msg = refused(&log, true);
         assert!(
-            msg.contains(&format!("DXT_POSIX record 0 "))
+            msg.contains("DXT_POSIX record 0 ")
                 && msg.contains(&format!("write segment 0 {field} = "))
                 && msg.contains(expected),
             "{msg}"
