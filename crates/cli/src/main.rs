@@ -1,6 +1,7 @@
 //! `bbsim`: the command-line front end of the burst-buffer simulator.
 
 mod net_cmd;
+mod out_dir;
 mod phold_cmd;
 mod plot_cmd;
 mod run_cmd;

@@ -212,6 +212,7 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         .out
         .clone()
         .unwrap_or_else(|| default_out(&path, builtin, &loaded.scenario.name));
+    crate::out_dir::check(&out)?;
     let bar = !a.quiet && std::io::stderr().is_terminal();
     let (_, text, _) = run_loaded(&loaded, threads, &out, bar).map_err(|e| {
         if INTERRUPTED.load(Ordering::SeqCst) {

@@ -136,11 +136,16 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
             base.scenario.name.replace(['/', ' '], "_")
         ))
     });
+    crate::out_dir::check(&out)?;
     let plan = SweepPlan::new(vars);
     // Validate every combination before running any.
     let loaded = (0..plan.len())
         .map(|i| {
-            let sets = plan.overrides(i, &a.set);
+            let mut sets = plan.overrides(i, &a.set);
+            // Varied values are named `--vary key=value` in messages.
+            for v in &mut sets[a.set.len()..] {
+                v.insert_str(0, bbsim_sim::diag::VARY_ORIGIN);
+            }
             load_scenario_edited(&path, &a.unset, &sets)
                 .map_err(|d| format!("{d}\n(in the sweep combination {})", sets.join(" ")))
         })

@@ -77,6 +77,34 @@ struct HeapEntry {
 const ARITY: usize = 4;
 
 impl<E> HeapSet<E> {
+    /// Removes and returns the earliest event, whatever its time (`Time::MAX` included).
+    #[inline]
+    fn pop_first(&mut self) -> Option<Event<E>> {
+        let top = *self.heap.first()?;
+        let last = self.heap.pop()?;
+        if !self.heap.is_empty() {
+            self.sift_down_root(last);
+            // The next pop reads the new top's body: start loading it now, while the caller
+            // handles this event (a body is a cold line in a large run otherwise).
+            if let Some(next) = self.slab.get(self.heap[0].slot as usize) {
+                crate::hint::prefetch(next);
+            }
+        }
+        let slot = top.slot as usize;
+        let (dst, payload) = self.slab[slot].take()?;
+        let (order, seq) = self.ties[slot];
+        self.free.push(top.slot);
+        Some(Event {
+            key: EventKey {
+                time: top.time,
+                order,
+                seq,
+            },
+            dst,
+            payload,
+        })
+    }
+
     /// Whether `a` orders before `b` (their full keys; slots are distinct).
     #[inline(always)]
     fn before(ties: &[(u64, u64)], a: HeapEntry, b: HeapEntry) -> bool {
@@ -164,32 +192,10 @@ impl<E: Send> PendingSet<E> for HeapSet<E> {
     }
     #[inline]
     fn pop_before(&mut self, limit: Time) -> Option<Event<E>> {
-        let top = *self.heap.first()?;
-        if top.time >= limit {
+        if self.heap.first()?.time >= limit {
             return None;
         }
-        let last = self.heap.pop()?;
-        if !self.heap.is_empty() {
-            self.sift_down_root(last);
-            // The next pop reads the new top's body: start loading it now, while the caller
-            // handles this event (a body is a cold line in a large run otherwise).
-            if let Some(next) = self.slab.get(self.heap[0].slot as usize) {
-                crate::hint::prefetch(next);
-            }
-        }
-        let slot = top.slot as usize;
-        let (dst, payload) = self.slab[slot].take()?;
-        let (order, seq) = self.ties[slot];
-        self.free.push(top.slot);
-        Some(Event {
-            key: EventKey {
-                time: top.time,
-                order,
-                seq,
-            },
-            dst,
-            payload,
-        })
+        self.pop_first()
     }
     fn next_time(&mut self) -> Option<Time> {
         self.heap.first().map(|e| e.time)
@@ -573,8 +579,10 @@ impl<E: Send> BucketRing<E> {
             if self.bucket_of(t) >= horizon {
                 break;
             }
-            if let Some(ev) = self.overflow.pop_before(Time::MAX) {
-                self.place(ev);
+            // pop_first, not pop_before(Time::MAX): an event at Time::MAX must move too.
+            match self.overflow.pop_first() {
+                Some(ev) => self.place(ev),
+                None => break,
             }
         }
     }

@@ -49,6 +49,11 @@ impl Default for PholdParams {
     }
 }
 
+/// Most LPs a PHOLD run may have (`--nlp`), checked before allocating.
+pub const MAX_NLP: u32 = 1 << 26;
+/// Most initial events a PHOLD run may have (`--nlp` times `--start-events`).
+pub const MAX_INITIAL_EVENTS: u64 = 1 << 28;
+
 impl PholdParams {
     /// The lookahead in picoseconds.
     pub fn lookahead_ps(&self) -> Time {
@@ -64,6 +69,21 @@ impl PholdParams {
     pub fn validate(&self) -> Result<(), String> {
         if self.nlp == 0 {
             return Err("--nlp must be at least 1".into());
+        }
+        // Checked before anything is allocated: every LP and initial event is held in memory.
+        if self.nlp > MAX_NLP {
+            return Err(format!(
+                "--nlp must be at most {MAX_NLP} (every LP is held in memory), got {}",
+                self.nlp
+            ));
+        }
+        let initial = u64::from(self.nlp) * u64::from(self.start_events);
+        if initial > MAX_INITIAL_EVENTS {
+            return Err(format!(
+                "--start-events ({}) times --nlp ({}) is {initial} initial events, more than the \
+                 limit of {MAX_INITIAL_EVENTS} (every pending event is held in memory)",
+                self.start_events, self.nlp
+            ));
         }
         if !(0.0..=1.0).contains(&self.remote) {
             return Err(format!("--remote must be in [0, 1], got {}", self.remote));

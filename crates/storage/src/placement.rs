@@ -169,26 +169,33 @@ impl Layout {
             chunks.sort_by_key(|c| c.slot);
             return chunks;
         }
-        let mut chunks: Vec<Option<Chunk>> = vec![None; n as usize];
-        while pos < end {
-            let stripe = pos / ss;
-            let within = pos % ss;
-            let take = (ss - within).min(end - pos);
-            let slot = (stripe % n) as usize;
-            let soff = (stripe / n) * ss + within;
-            match &mut chunks[slot] {
-                Some(c) => c.len += take,
-                None => {
-                    chunks[slot] = Some(Chunk {
-                        slot,
-                        offset: soff,
-                        len: take,
-                    })
-                }
-            }
-            pos += take;
+        if end <= offset {
+            return Chunks::new();
         }
-        chunks.into_iter().flatten().collect()
+        // More stripes than servers: every server is touched. Its chunk starts at its first
+        // stripe in the request and spans all its stripes up to the last one, computed in
+        // closed form (a request of 2^63 bytes costs as much as one of a few stripes).
+        let (first, last) = (offset / ss, (end - 1) / ss);
+        let head = offset % ss; // bytes of the first stripe before the request
+        let tail = ss - ((end - 1) % ss + 1); // bytes of the last stripe after it
+        (0..n)
+            .map(|slot| {
+                let f = first + (slot + n - first % n) % n;
+                let k = (last - f) / n + 1;
+                let mut len = u128::from(k) * u128::from(ss);
+                if f == first {
+                    len -= u128::from(head);
+                }
+                if f + (k - 1) * n == last {
+                    len -= u128::from(tail);
+                }
+                Chunk {
+                    slot: slot as usize,
+                    offset: (f / n) * ss + if f == first { head } else { 0 },
+                    len: len as u64,
+                }
+            })
+            .collect()
     }
 }
 
@@ -214,6 +221,67 @@ mod tests {
         let mut set = vec![first];
         set.extend(rest.into_iter().take(count as usize - 1));
         set
+    }
+
+    /// The stripe-by-stripe definition of [`Layout::split`].
+    fn split_by_stripes(l: &Layout, offset: u64, len: u64) -> Vec<Chunk> {
+        let n = l.servers.len() as u64;
+        let ss = l.stripe_size;
+        let mut chunks: Vec<Option<Chunk>> = vec![None; n as usize];
+        let (mut pos, end) = (offset, offset.saturating_add(len));
+        while pos < end {
+            let (stripe, within) = (pos / ss, pos % ss);
+            let take = (ss - within).min(end - pos);
+            let slot = (stripe % n) as usize;
+            match &mut chunks[slot] {
+                Some(c) => c.len += take,
+                None => {
+                    chunks[slot] = Some(Chunk {
+                        slot,
+                        offset: (stripe / n) * ss + within,
+                        len: take,
+                    })
+                }
+            }
+            pos += take;
+        }
+        chunks.into_iter().flatten().collect()
+    }
+
+    #[test]
+    fn split_matches_the_stripe_by_stripe_definition() {
+        for n in 1..6usize {
+            for ss in [1u64, 3, 8] {
+                let l = Layout {
+                    servers: (0..n).collect(),
+                    stripe_size: ss,
+                };
+                for offset in 0..40 {
+                    for len in 0..60 {
+                        assert_eq!(
+                            l.split(offset, len).to_vec(),
+                            split_by_stripes(&l, offset, len),
+                            "n {n} ss {ss} offset {offset} len {len}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn huge_requests_split_in_closed_form() {
+        let l = Layout {
+            servers: vec![0, 1, 2],
+            stripe_size: 1,
+        };
+        let start = std::time::Instant::now();
+        let c = l.split(5, 1 << 63);
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+        assert_eq!(c.len(), 3);
+        assert_eq!(c.iter().map(|c| u128::from(c.len)).sum::<u128>(), 1 << 63);
+        let c = l.split(u64::MAX - 10, u64::MAX);
+        assert_eq!(c.iter().map(|c| c.len).sum::<u64>(), 10);
     }
 
     #[test]

@@ -26,7 +26,7 @@
 
 use crate::darshan::{mpiio, posix, stdio, DarshanLog};
 use crate::op::{secs_to_ps, FileId, Op};
-use crate::replay::{build_files, job_ranks, Layer, LogJobOptions, ReplayError};
+use crate::replay::{build_files, check_counters, job_ranks, Layer, LogJobOptions, ReplayError};
 use crate::workload::{JobSpec, RankOpsBuilder};
 
 /// Upper bounds (inclusive) of Darshan's ten access-size bins, in bytes.
@@ -489,6 +489,7 @@ pub fn reconstruct(log: &DarshanLog, opts: &LogJobOptions) -> Result<JobSpec, Re
         None if !log.mpiio.is_empty() => Layer::MpiIo,
         None => Layer::Posix,
     };
+    check_counters(log, layer, opts.include_stdio)?;
     let recs = records(log, layer, opts.include_stdio);
     if recs.is_empty() {
         return Err(ReplayError::NoData(format!("{layer:?} or STDIO")));

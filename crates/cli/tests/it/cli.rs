@@ -937,6 +937,17 @@ fn phold_bad_parameters_name_the_flag() {
             &["--end", "64-bit picosecond clock", "got 1e300"],
         ),
         (&["--end", "inf"], &["--end", "got inf"]),
+        (
+            &["--nlp", "4000000000"],
+            &["--nlp must be at most 67108864", "got 4000000000"],
+        ),
+        (
+            &["--nlp", "1000000", "--start-events", "1000000"],
+            &[
+                "--start-events (1000000) times --nlp (1000000)",
+                "limit of 268435456",
+            ],
+        ),
     ] {
         let mut a = vec!["phold"];
         a.extend_from_slice(args);

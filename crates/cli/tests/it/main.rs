@@ -5,6 +5,7 @@
 mod common;
 
 mod allocation;
+mod bad_input;
 mod capacity;
 mod cli;
 mod paired_run;

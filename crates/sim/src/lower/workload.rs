@@ -236,6 +236,19 @@ pub fn build_workload(
         seed: s.simulation.seed,
         compute_nodes,
     };
+    // Names are unique: dependencies (`after`) and the outputs refer to jobs by name.
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (idx, j) in s.jobs.iter().enumerate() {
+        let name = job_name(j, idx);
+        if let Some(first) = seen.insert(name.clone(), idx) {
+            return Err(map.error_at(
+                &job_key(idx, "name"),
+                format!(
+                    "jobs[{idx}] and jobs[{first}] are both named `{name}`: expected a unique name per job (`after` and the outputs refer to jobs by name)"
+                ),
+            ));
+        }
+    }
     let mut lowered = Vec::with_capacity(s.jobs.len());
     for (idx, j) in s.jobs.iter().enumerate() {
         let job = lower_job(j, idx, &cx, &lowered)?;
@@ -310,6 +323,25 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.key.as_deref(), Some("jobs[1].after[0]"));
         assert_eq!(e.message, "no job is named `io`; did you mean `ior`?");
+    }
+
+    #[test]
+    fn duplicate_job_names_are_refused_naming_both_jobs() {
+        let e = quickstart(str::to_string, &["jobs.1.name=ior"]).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("jobs[1].name"));
+        assert_eq!(e.file, "--set jobs.1.name=ior");
+        assert!(
+            e.message
+                .starts_with("jobs[1] and jobs[0] are both named `ior`: expected a unique name"),
+            "{e}"
+        );
+        let e = quickstart(
+            |t| t.replacen("name = \"checkpoint\"", "name = \"ior\"", 1),
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.to_string().starts_with("quickstart.toml:"), "{e}");
+        assert!(e.message.contains("both named `ior`"), "{e}");
     }
 
     #[test]

@@ -324,6 +324,19 @@ impl SourceMap {
         self.entries.iter().any(|(p, _, _)| inside(p))
     }
 
+    /// The `--set` argument (as messages name it) that set `key` or a key inside it.
+    fn override_covering(&self, key: &str) -> Option<&str> {
+        let inside = |p: &str| {
+            p == key
+                || p.strip_prefix(key)
+                    .is_some_and(|r| r.starts_with('.') || r.starts_with('['))
+        };
+        self.overrides
+            .iter()
+            .find(|e| e.set && inside(&e.path))
+            .map(|e| e.arg.as_str())
+    }
+
     /// The file name this map describes.
     pub fn file(&self) -> &str {
         &self.file
@@ -404,16 +417,32 @@ fn parse_override_value(raw: &str) -> Value {
     Value::from(raw.trim())
 }
 
+/// Prefix of an override that came from `bbsim sweep --vary` rather than `--set`: messages
+/// name it as `--vary key=value`.
+pub const VARY_ORIGIN: &str = "--vary ";
+
+/// How messages name override `arg`: `--set key=value`, or `--vary key=value` for an
+/// argument that starts with [`VARY_ORIGIN`].
+fn origin(arg: &str) -> String {
+    if arg.starts_with(VARY_ORIGIN) {
+        arg.to_string()
+    } else {
+        format!("--set {arg}")
+    }
+}
+
 /// Applies one `--set key.path=value` to a document.
 fn apply_override(doc: &mut DocumentMut, arg: &str) -> Result<String, Diagnostic> {
     let bad = |message: String| Diagnostic {
-        file: format!("--set {arg}"),
+        file: origin(arg),
         line: None,
         column: None,
         key: None,
         message,
     };
     let (path, raw) = arg
+        .strip_prefix(VARY_ORIGIN)
+        .unwrap_or(arg)
         .split_once('=')
         .ok_or_else(|| bad("expected `key.path=value`".to_string()))?;
     let segs = path_segments(path.trim()).map_err(bad)?;
@@ -503,7 +532,7 @@ fn set_in_table(
             canonical(&all)
         })
         .map_err(|mut d| {
-            d.file = format!("--set {arg}");
+            d.file = origin(arg);
             d
         })
 }
@@ -593,7 +622,7 @@ pub fn load_str_edited<T: DeserializeOwned>(
         let path = apply_override(&mut doc, arg)?;
         applied.push(Edit {
             path,
-            arg: format!("--set {arg}"),
+            arg: origin(arg),
             set: true,
         });
     }
@@ -614,6 +643,21 @@ pub fn load_str_edited<T: DeserializeOwned>(
             match (&key, e.span()) {
                 (Some(k), _) if map.overrides.iter().any(|o| o.set && o.path == *k) => {
                     Err(map.error_at(k, message))
+                }
+                // An unknown table added by an override (`--set foo.bar=1`).
+                (Some(k), _)
+                    if message.starts_with("unknown key") && map.override_covering(k).is_some() =>
+                {
+                    Err(Diagnostic {
+                        file: map
+                            .override_covering(k)
+                            .map(str::to_string)
+                            .unwrap_or_default(),
+                        line: None,
+                        column: None,
+                        key,
+                        message,
+                    })
                 }
                 (Some(k), _) if included => Err(map.error_at(k, message)),
                 (_, Some(span)) if !included => {
@@ -810,6 +854,20 @@ mod tests {
         let e = load_str::<S>("s.toml", GOOD, &["burst_buffer.placment=x".into()])
             .expect_err("unknown");
         assert!(e.message.contains("did you mean `placement`"), "{e}");
+        let e = load_str::<S>("s.toml", GOOD, &["foo.bar=1".into()]).expect_err("unknown");
+        assert_eq!(e.file, "--set foo.bar=1", "{e}");
+        assert_eq!(e.line, None, "{e}");
+        assert!(e.to_string().starts_with("--set foo.bar=1: "), "{e}");
+        assert!(e.message.contains("unknown key `foo`"), "{e}");
+        let vary = format!("{VARY_ORIGIN}burst_buffer.stripe_count=many");
+        let e = load_str::<S>("s.toml", GOOD, &[vary]).expect_err("type");
+        assert_eq!(e.file, "--vary burst_buffer.stripe_count=many", "{e}");
+        let (_, map) = load_str::<S>("s.toml", GOOD, &[format!("{VARY_ORIGIN}jobs.1.ranks=4")])
+            .expect("valid");
+        assert_eq!(
+            map.error_at("jobs[1].ranks", "x").file,
+            "--vary jobs.1.ranks=4"
+        );
     }
 
     #[test]

@@ -4,3 +4,4 @@
 mod darshan_errors;
 mod darshan_reference;
 mod log_jobs;
+mod trace_values;

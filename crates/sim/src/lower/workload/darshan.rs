@@ -31,6 +31,9 @@ pub(super) fn replay(
     };
     let job = job_from_log(&log, &opts)
         .map_err(|e| map.error_at(&job_key(idx, "log"), format!("{}: {e}", path.display())))?;
+    for w in bbsim_workload::replay::partial_warnings(&log) {
+        eprintln!("warning: {}: {w}", path.display());
+    }
     Ok(Recipe::Replay {
         job,
         ranks: j.ranks,
