@@ -446,21 +446,28 @@ struct LbaAlloc {
     fresh: u32,
     limit: u32,
     recycled: Vec<u32>,
+    /// Most units in use at once, and when that was first reached (ps).
+    peak: (u32, Time),
 }
 
 impl LbaAlloc {
     fn available(&self) -> u64 {
         u64::from(self.limit - self.fresh) + self.recycled.len() as u64
     }
-    fn take(&mut self) -> Option<u32> {
-        if let Some(l) = self.recycled.pop() {
-            return Some(l);
-        }
-        if self.fresh < self.limit {
+    fn take(&mut self, now: Time) -> Option<u32> {
+        let lba = if let Some(l) = self.recycled.pop() {
+            Some(l)
+        } else if self.fresh < self.limit {
             self.fresh += 1;
-            return Some(self.fresh - 1);
+            Some(self.fresh - 1)
+        } else {
+            None
+        };
+        let in_use = self.fresh - self.recycled.len() as u32;
+        if in_use > self.peak.0 {
+            self.peak = (in_use, now);
         }
-        None
+        lba
     }
 }
 
@@ -617,6 +624,7 @@ impl BbServer {
                 fresh: 0,
                 limit: per,
                 recycled: Vec::new(),
+                peak: (0, 0),
             })
             .collect();
         Ok(BbServer {
@@ -733,6 +741,15 @@ impl BbServer {
     /// [`SsdModel::Array`].
     pub fn ssds(&self) -> &[Ssd] {
         &self.ssds
+    }
+
+    /// Per simulated device (SSD, or the array): the most bytes it held at once and when that
+    /// was first reached (ps).
+    pub fn device_peaks(&self) -> Vec<(u64, Time)> {
+        self.lbas
+            .iter()
+            .map(|l| (u64::from(l.peak.0) * self.cfg.unit, l.peak.1))
+            .collect()
     }
 
     /// Capacity accounting.
@@ -1060,7 +1077,7 @@ impl BbServer {
                     .map(|k| (pref + k) % n as usize)
                     .find(|&d| lbas[d].available() > 0)
                     .unwrap_or(pref);
-                let lba = lbas[ssd].take().unwrap_or(0);
+                let lba = lbas[ssd].take(now).unwrap_or(0);
                 *free_units = free_units.saturating_sub(1);
                 ledger.take(req.alloc, unit_bytes, now);
                 Unit {

@@ -84,6 +84,18 @@ fn a_run_reports_its_burst_buffer_sizing() {
     let written = s["jobs"][0]["bytes_written"].as_u64().expect("bytes");
     assert!(jobs[0]["peak_bytes"].as_u64().expect("peak") >= written);
     assert_eq!(jobs[0]["drained_bytes"], 0);
+    // Nothing is freed, so each server's SSDs peak at the end, together: their peaks add up
+    // to the server's.
+    let devices = s["devices"].as_array().expect("devices");
+    for server in s["sizing"]["devices"].as_array().expect("sizing.devices") {
+        let host = server["host"].as_u64().expect("host");
+        let ssds: u64 = devices
+            .iter()
+            .filter(|d| d["kind"] == "bb-server" && d["host"].as_u64() == Some(host))
+            .map(|d| d["peak_bytes"].as_u64().expect("peak_bytes"))
+            .sum();
+        assert_eq!(Some(ssds), server["peak_bytes"].as_u64(), "server {host}");
+    }
     let occ = std::fs::read_to_string(out.join("occupancy.csv")).expect("occupancy.csv");
     assert!(occ.starts_with("kind,host,time_s,occupied_bytes,capacity_bytes,fill_pct\n"));
     assert!(out.join("occupancy.svg").exists());
@@ -93,4 +105,18 @@ fn a_run_reports_its_burst_buffer_sizing() {
         .next()
         .expect("header")
         .ends_with(",time_stalled_s"));
+}
+
+#[test]
+fn the_tutorial_workload_validates_with_its_machine() {
+    let scn =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/tutorial/vpic.toml");
+    let o = run_ok(&["validate", scn.to_str().expect("utf-8")]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    for part in [
+        "BB servers               4",
+        "vpic                 48 ranks on 8 nodes",
+    ] {
+        assert!(text.contains(part), "{part:?} missing from:\n{text}");
+    }
 }

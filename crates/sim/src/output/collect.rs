@@ -202,6 +202,12 @@ pub struct DeviceRow {
     pub utilisation: f64,
     /// Largest queue length.
     pub max_queue: u64,
+    /// Most bytes held at once (whole allocation units on a BB server's SSD).
+    pub peak_bytes: u64,
+    /// The peak as a percentage of the device's capacity.
+    pub peak_pct: f64,
+    /// When the peak was first reached (s).
+    pub peak_at_s: f64,
 }
 
 /// Per-BB-server results.
@@ -454,6 +460,13 @@ impl<'a> Collector<'a> {
         self.timeline_rows(j, &workload.jobs[j as usize], n);
         if let Some(ssd) = n.local_ssd() {
             let row = device_row("node-local", n.terminal, 0, ssd, self.period);
+            let row = match n.local_store() {
+                Some(st) => {
+                    let occ = st.ledger().occupancy();
+                    with_peak(row, occ.peak(), occ.peak_at(), st.ledger().total())
+                }
+                None => row,
+            };
             self.devices.push(row);
         }
     }
@@ -517,9 +530,12 @@ impl<'a> Collector<'a> {
             SsdModel::Array => "bb-array",
         };
         let ssds = b.server.ssds();
+        let peaks = b.server.device_peaks();
         let mut util = 0.0;
         for (d, ssd) in ssds.iter().enumerate() {
             let row = device_row(kind, server, d as u16, ssd, self.period);
+            let (peak, at) = peaks.get(d).copied().unwrap_or_default();
+            let row = with_peak(row, peak, at, ssd.config().capacity);
             util += row.utilisation;
             self.devices.push(row);
         }
@@ -865,5 +881,20 @@ fn device_row(kind: &'static str, host: u32, index: u16, ssd: &Ssd, period: Time
         drive_writes_per_day: st.drive_writes_per_day(cap, period),
         utilisation: (st.busy_time as f64 / period as f64).min(1.0),
         max_queue: st.max_queue,
+        peak_bytes: 0,
+        peak_pct: 0.0,
+        peak_at_s: 0.0,
     }
+}
+
+/// Sets a device row's peak occupancy: `peak` bytes first reached at `at` ps, of `capacity`.
+fn with_peak(mut row: DeviceRow, peak: u64, at: Time, capacity: u64) -> DeviceRow {
+    row.peak_bytes = peak;
+    row.peak_pct = if capacity == 0 {
+        0.0
+    } else {
+        peak as f64 * 100.0 / capacity as f64
+    };
+    row.peak_at_s = secs_f(at);
+    row
 }

@@ -85,6 +85,9 @@ fn a_full_node_local_ssd_spills_exactly_what_does_not_fit() {
         assert_eq!(d["peak_pct"].as_f64(), Some(100.0));
         assert_eq!(d["spilled_bytes"].as_u64(), Some(14 * MIB));
     }
+    for d in s["devices"].as_array().expect("devices") {
+        assert_eq!(d["peak_bytes"].as_u64(), Some(10 * MIB), "{d}");
+    }
     // Every byte is in one place: on the SSDs or on the PFS.
     assert_eq!(s["conservation"]["holds"], true);
     assert_eq!(s["conservation"]["to_pfs"].as_u64(), Some(4 * 14 * MIB));
