@@ -93,6 +93,18 @@
 #                              add controls to a matrix already made; mixes of one job are
 #                              skipped, and figure (b) is not drawn for the controls)
 #
+#   STUDY_SLURM=plan|collect   run the matrix as one Slurm job array instead of here:
+#                              plan: write every sweep's plan (`bbsim sweep --plan`, under
+#                              runs/), the list of all their points (slurm-points.txt) and
+#                              study.sbatch, an array of one task per point; with
+#                              STUDY_SLURM_SUBMIT=1 also submit it (STUDY_SLURM_ARGS: extra
+#                              sbatch options such as "--partition=batch --time=2:00:00").
+#                              collect: once the array has run, rerun the script with the same
+#                              settings and output directory: it gathers each sweep's points
+#                              (`bbsim sweep --collect`) and makes the tables and figures as a
+#                              local run does; missing or failed points fail their sweep
+#                              (docs/sweeps.md)
+#
 # Output (under OUTPUT_DIR, which must not exist or be empty):
 #   sweep.csv                  one row per run: system, placement, mix, then bbsim's sweep.csv
 #                              columns with job0..job2 (mixes with fewer jobs leave them empty)
@@ -167,6 +179,8 @@ case $HUGE in
 esac
 CONTROLS=${STUDY_CONTROLS:-0}
 case $CONTROLS in 0 | 1 | only) ;; *) die "STUDY_CONTROLS=$CONTROLS: expected 0, 1 or only" ;; esac
+SLURM=${STUDY_SLURM:-0}
+case $SLURM in 0 | plan | collect) ;; *) die "STUDY_SLURM=$SLURM: expected plan or collect" ;; esac
 WINDOW=${STUDY_TIMELINE_WINDOW:-100}
 if [ "$SCALE" = smoke ]; then
     KEEP=${STUDY_KEEP_TIMELINES:-1}
@@ -235,7 +249,10 @@ if [ "$CONTROLS" = only ]; then
     [ "$CO" -gt 0 ] || die "STUDY_CONTROLS=only: none of the mixes ($MIXES) has two or more jobs, so there is no control run to make (STUDY_MIXES)"
 fi
 
-if [ -e "$OUT" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
+if [ "$SLURM" = collect ]; then
+    [ -f "$OUT/slurm-points.txt" ] ||
+        die "$OUT/slurm-points.txt is missing: plan the matrix there first with STUDY_SLURM=plan"
+elif [ -e "$OUT" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
     die "$OUT exists and is not empty; give a new output directory"
 fi
 STUDY_ARCHIVE_DIR=${STUDY_ARCHIVE:-}
@@ -318,6 +335,31 @@ compose() { # system placement mix -> path of the composed scenario
     echo "$f"
 }
 
+# One sweep of SCENARIO into DIR with the given options, as STUDY_SLURM says: run here; plan
+# it for the Slurm array (status 3: nothing ran, nothing to draw); or gather the points the
+# array ran into DIR's sweep.csv and run directories.
+study_sweep() {
+    local scn=$1 dir=$2 rc=0 n k
+    shift 2
+    case $SLURM in
+    0) "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir" "$@" >"$dir.log" 2>&1 ;;
+    plan)
+        "$BBSIM" sweep "$scn" --quiet --plan "$dir" "$@" >"$dir.log" 2>&1 || return 1
+        n=$(grep -c '"overrides"' "$dir/plan.json")
+        for ((k = 0; k < n; k++)); do echo "$dir $k"; done >>"$OUT/slurm-points.txt"
+        return 3
+        ;;
+    collect)
+        "$BBSIM" sweep --quiet --collect "$dir" >"$dir.log" 2>&1 || rc=$?
+        if [ -d "$dir/runs" ]; then
+            mv "$dir"/runs/* "$dir"/ 2>/dev/null || true
+            rmdir "$dir/runs" 2>/dev/null || true
+        fi
+        return "$rc"
+        ;;
+    esac
+}
+
 FAILED=""
 SWEEPS=0
 while read -r sys pl mix OVH <&3; do
@@ -335,14 +377,20 @@ while read -r sys pl mix OVH <&3; do
     else
         t0=$(date +%s)
         SWEEPS=$((SWEEPS + 1))
-        if ! "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir" \
-            --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" >"$dir.log" 2>&1; then
+        rc=0
+        study_sweep "$scn" "$dir" --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" || rc=$?
+        if [ "$rc" = 3 ]; then
+            echo "$sys $pl $mix: planned"
+            [ "$CONTROLS" = 1 ] && [ "$njobs" -ge 2 ] || continue
+        elif [ "$rc" != 0 ]; then
             study_archive_sweep "$dir" "$sys-$pl-$mix"
             FAILED="$FAILED $sys-$pl-$mix"
             echo "FAILED $sys $pl $mix (see $dir.log):" >&2
             tail -n 5 "$dir.log" >&2
             continue
         fi
+    fi
+    if [ "$CONTROLS" != only ] && [ "$rc" != 3 ]; then
         run=$(ls -d "$dir"/run-*_op_overhead="$MID" 2>/dev/null | head -n 1)
         if [ -n "$run" ]; then
             title="$(echo "$mix" | tr 'a-z-' 'A-Z+'), $sys, $pl, $MID/op"
@@ -366,8 +414,14 @@ while read -r sys pl mix OVH <&3; do
     esac
     t0=$(date +%s)
     SWEEPS=$((SWEEPS + 1))
-    if ! "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir+control" \
-        --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" "${APART[@]}" >"$dir+control.log" 2>&1; then
+    rc=0
+    study_sweep "$scn" "$dir+control" --vary "burst_buffer.ssd.op_overhead=$OVH" \
+        "${SETS[@]}" "${APART[@]}" || rc=$?
+    if [ "$rc" = 3 ]; then
+        echo "$sys $pl $mix control: planned"
+        continue
+    fi
+    if [ "$rc" != 0 ]; then
         study_archive_sweep "$dir+control" "$sys-$pl-$mix+control"
         FAILED="$FAILED $sys-$pl-$mix+control"
         echo "FAILED $sys $pl $mix control (see $dir+control.log):" >&2
@@ -380,6 +434,34 @@ while read -r sys pl mix OVH <&3; do
 done 3<<PLAN_END
 $PLAN
 PLAN_END
+
+if [ "$SLURM" = plan ]; then
+    [ -z "$FAILED" ] || die "planning failed for:$FAILED"
+    POINTS=$(wc -l <"$OUT/slurm-points.txt")
+    mkdir -p "$OUT/slurm-logs"
+    {
+        echo "#!/bin/bash"
+        echo "# The study's matrix as one Slurm array: task i runs line i + 1 of slurm-points.txt"
+        echo "# (a sweep's plan directory and a point of it). Written by scripts/reproduce-study.sh."
+        echo "#SBATCH --job-name=bbsim-study"
+        echo "#SBATCH --array=0-$((POINTS - 1))"
+        echo "#SBATCH --output=$OUT/slurm-logs/%A_%a.out"
+        echo "#SBATCH --ntasks=1"
+        echo "set -eu"
+        echo "read -r plan point < <(sed -n \"\$((SLURM_ARRAY_TASK_ID + 1))p\" '$OUT/slurm-points.txt')"
+        echo "exec '$BBSIM' sweep --quiet --point \"\$point\" \"\$plan\""
+    } >"$OUT/study.sbatch"
+    echo "planned $SWEEPS sweeps, $POINTS points: $OUT/study.sbatch"
+    if [ "${STUDY_SLURM_SUBMIT:-0}" = 1 ]; then
+        # shellcheck disable=SC2086 # STUDY_SLURM_ARGS holds several sbatch options
+        job=$(sbatch --parsable ${STUDY_SLURM_ARGS:-} "$OUT/study.sbatch") || die "sbatch failed"
+        echo "submitted as Slurm job $job"
+    else
+        echo "submit it with: sbatch ${STUDY_SLURM_ARGS:-}$([ -n "${STUDY_SLURM_ARGS:-}" ] && echo " ")$OUT/study.sbatch"
+    fi
+    echo "then gather the results with the same settings and STUDY_SLURM=collect $0 $OUT"
+    exit 0
+fi
 
 study_collect
 

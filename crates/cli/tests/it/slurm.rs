@@ -1,7 +1,7 @@
 //! A sweep as a plan: its points run one by one (as Slurm array tasks would) or through a real
 //! one-node Slurm cluster give the same `sweep.csv` rows as a local `bbsim sweep`, apart from
 //! wall times; a point that never finished is named by `--collect`, with the command that
-//! runs only it.
+//! runs only it. The study script planned as one array gives the rows of its local run.
 
 use crate::common::{bin, run_err, run_ok, scratch};
 use std::path::{Path, PathBuf};
@@ -183,24 +183,72 @@ fn a_sweep_through_slurm_gives_the_local_rows() {
         .expect("a job id")
         .to_string();
     // Wait for the array to leave the queue (two tasks of two short runs).
+    wait_for(&job, &conf, &cluster);
+    run_ok(&["sweep", "--quiet", "--collect", s(&dir)]);
+    assert_eq!(collected(&dir), local_sweep("plan-slurm-local"));
+    assert!(dir.join("logs").is_dir());
+
+    // The study script: one sweep at smoke scale planned as one array, submitted, collected,
+    // against the same sweep run here.
+    let runs = scratch("study-runs");
+    std::fs::create_dir_all(&runs).expect("scratch");
+    let list = runs.join("runs.txt");
+    std::fs::write(&list, "summit global gtc 0us,45us\n").expect("runs.txt");
+    let study = |out: &Path, mode: Option<&str>| {
+        let mut c = Command::new("bash");
+        c.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/reproduce-study.sh"))
+            .arg(out)
+            .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
+            .env("STUDY_SCALE", "smoke")
+            .env("STUDY_RUNS", &list)
+            .env("SLURM_CONF", &conf);
+        if let Some(m) = mode {
+            c.env("STUDY_SLURM", m).env("STUDY_SLURM_SUBMIT", "1");
+        }
+        let o = c.output().expect("bash runs");
+        assert!(
+            o.status.success(),
+            "reproduce-study.sh {mode:?} failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let local = scratch("study-local");
+    study(&local, None);
+    let on_slurm = scratch("study-slurm");
+    let text = study(&on_slurm, Some("plan"));
+    assert!(text.contains("planned 1 sweeps, 2 points"), "{text}");
+    let job = text
+        .lines()
+        .find_map(|l| l.strip_prefix("submitted as Slurm job "))
+        .expect("a job id")
+        .trim()
+        .to_string();
+    wait_for(&job, &conf, &cluster);
+    stop_slurm(&cluster);
+    study(&on_slurm, Some("collect"));
+    let read = |d: &Path| {
+        without_wall_time(&std::fs::read_to_string(d.join("sweep.csv")).expect("sweep.csv"))
+    };
+    assert_eq!(read(&on_slurm), read(&local));
+}
+
+/// Waits for Slurm job `job` to leave the queue (at most 300 s).
+fn wait_for(job: &str, conf: &str, cluster: &Path) {
     let start = Instant::now();
     loop {
         let q = Command::new("squeue")
-            .args(["-h", "-j", &job])
-            .env("SLURM_CONF", &conf)
+            .args(["-h", "-j", job])
+            .env("SLURM_CONF", conf)
             .output()
             .expect("squeue runs");
         if q.status.success() && q.stdout.is_empty() {
-            break;
+            return;
         }
         if start.elapsed() > Duration::from_secs(300) {
-            stop_slurm(&cluster);
+            stop_slurm(cluster);
             panic!("the Slurm array {job} did not finish within 300 s");
         }
         std::thread::sleep(Duration::from_millis(500));
     }
-    stop_slurm(&cluster);
-    run_ok(&["sweep", "--quiet", "--collect", s(&dir)]);
-    assert_eq!(collected(&dir), local_sweep("plan-slurm-local"));
-    assert!(dir.join("logs").is_dir());
 }
