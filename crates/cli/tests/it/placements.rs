@@ -29,10 +29,6 @@ const SMALL: &[&str] = &[
     "jobs.1.bytes_per_rank=2MiB",
     "--set",
     "jobs.1.checkpoints=1",
-    "--set",
-    "network.nodes=96",
-    "--set",
-    "burst_buffer.servers=8",
 ];
 
 #[test]

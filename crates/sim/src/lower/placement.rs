@@ -10,7 +10,7 @@ use crate::lower::network::net_error;
 use crate::scenario::{Placement, Scenario, TopologyKind};
 use bbsim_topology::attach::{ExtraTerminals, Placement as Attach};
 use bbsim_topology::network::{Network, NetworkConfig};
-use bbsim_topology::topology::TopologyConfig;
+use bbsim_topology::topology::{Topology, TopologyConfig};
 
 /// Name of the BB-server extra terminals.
 pub const BB_EXTRA: &str = "bb";
@@ -53,7 +53,8 @@ fn grouped(s: &Scenario, map: &SourceMap) -> Result<ExtraTerminals, Diagnostic> 
 }
 
 /// Global servers: `servers` on dedicated routers, `servers_per_router` each (default: half
-/// a fat-tree switch's ports, a dragonfly router's terminal ports, or 1).
+/// a fat-tree switch's ports, a dragonfly router's terminal ports, or 1). Without `servers`,
+/// every router that hosts no compute node gets its `servers_per_router`.
 fn global(
     s: &Scenario,
     map: &SourceMap,
@@ -61,12 +62,6 @@ fn global(
 ) -> Result<ExtraTerminals, Diagnostic> {
     let bb = &s.burst_buffer;
     let n = &s.network;
-    let servers = bb.servers.ok_or_else(|| {
-        map.error_at(
-            "burst_buffer.servers",
-            "placement = \"global\" needs `servers` (the number of BB servers)",
-        )
-    })?;
     let per = bb
         .servers_per_router
         .unwrap_or(match (topology, n.topology) {
@@ -76,6 +71,20 @@ fn global(
             }
             _ => 1,
         });
+    let servers =
+        match bb.servers {
+            Some(n) => n,
+            // Unset: every router that hosts no compute node gets `per` servers.
+            None => match free_dedicated_routers(topology, per) {
+                0 => return Err(map.error_at(
+                    "burst_buffer.servers",
+                    "placement = \"global\" puts the BB servers on routers that host no compute \
+                     node, and every router of this network hosts some: lower network.nodes or \
+                     enlarge the network",
+                )),
+                free => free.saturating_mul(per),
+            },
+        };
     if servers == 0 || per == 0 {
         return Err(map.error_at("burst_buffer.servers", "must be at least 1"));
     }
@@ -93,6 +102,36 @@ fn global(
         },
         link: None,
     })
+}
+
+/// The most dedicated routers (hosting no compute node) `topology` has room for, with `per`
+/// servers each: the largest count the attach step accepts, found by bisection over trial
+/// builds (a dozen or so, milliseconds each on the study's machines).
+fn free_dedicated_routers(topology: &TopologyConfig, per: u32) -> u32 {
+    let Ok(probe) = Topology::build(topology, &[]) else {
+        return 0;
+    };
+    let fits = |k: u32| {
+        let extra = ExtraTerminals {
+            name: BB_EXTRA.into(),
+            placement: Attach::Dedicated {
+                routers: k,
+                per_router: per.max(1),
+            },
+            link: None,
+        };
+        k == 0 || Topology::build(topology, &[extra]).is_ok()
+    };
+    let (mut lo, mut hi) = (0u32, probe.routers());
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
 }
 
 /// The PFS I/O nodes (`pfs.io_nodes`), spread evenly over the routers that host compute nodes

@@ -8,11 +8,12 @@ fn quickstart_loads_with_its_machine_and_jobs() {
     let loaded = load(&scenario("quickstart.toml"), &[]);
     assert_eq!(loaded.job_names(), ["ior", "checkpoint"]);
     let m = loaded.machine_summary();
-    // 8-port switches in three levels: 128 compute nodes, one BB server per edge switch.
-    assert_eq!(m.compute_nodes, 128);
+    // 8-port switches in three levels: 120 compute nodes on 30 of the 32 edge switches, one
+    // BB server under each of those 30.
+    assert_eq!(m.compute_nodes, 120);
     assert_eq!(m.placement, "grouped");
-    assert_eq!(m.bb_servers, 32);
-    assert_eq!(m.bb_ssds, 64);
+    assert_eq!(m.bb_servers, 30);
+    assert_eq!(m.bb_ssds, 60);
 }
 
 #[test]
@@ -83,4 +84,25 @@ fn set_override_changes_the_result() {
             bj["name"]
         );
     }
+}
+
+#[test]
+fn global_servers_default_to_the_free_routers() {
+    use bbsim_sim::run::load_scenario;
+    let q = scenario("quickstart.toml");
+    // 2 free edge switches of 4 ports: 8 global servers.
+    let l = load(&q, &["burst_buffer.placement=global".to_string()]);
+    assert_eq!(l.machine_summary().bb_servers, 8);
+    // Every switch busy: no room, and the message says what to change.
+    let e = load_scenario(
+        &q,
+        &[
+            "burst_buffer.placement=global".to_string(),
+            "network.nodes=128".to_string(),
+        ],
+    )
+    .err()
+    .expect("no free router");
+    assert_eq!(e.key.as_deref(), Some("burst_buffer.servers"), "{e}");
+    assert!(e.message.contains("lower network.nodes"), "{e}");
 }
