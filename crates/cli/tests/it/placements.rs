@@ -17,7 +17,7 @@ fn scenario(name: &str) -> String {
         .to_string()
 }
 
-/// The quickstart, shrunk to a few MiB per rank, with room for global servers.
+/// The quickstart, shrunk to a few MiB per rank.
 const SMALL: &[&str] = &[
     "--set",
     "jobs.0.ranks=12",
@@ -48,8 +48,8 @@ fn the_quickstart_sweeps_over_every_placement() {
     let err = String::from_utf8_lossy(&o.stderr);
     // Unused keys are warned about, with the combination they belong to.
     assert!(
-        err.contains("warning: --set burst_buffer.servers=8: `burst_buffer.servers`: unused with burst_buffer.placement = \"grouped\"")
-            && err.contains("(in the sweep combination run-002_placement=grouped)"),
+        err.contains("`burst_buffer.stripe_count`: unused with burst_buffer.placement = \"none\"")
+            && err.contains("(in the sweep combination run-000_placement=none)"),
         "{err}"
     );
     assert!(
@@ -71,7 +71,11 @@ fn the_quickstart_sweeps_over_every_placement() {
         )));
         assert_eq!(s["machine"]["placement"], p, "{p}");
         // The echo keeps the keys as written.
-        assert_eq!(s["scenario"]["burst_buffer"]["servers"], 8, "{p}");
+        assert_eq!(s["scenario"]["burst_buffer"]["ssds_per_server"], 2, "{p}");
+        // Global servers fill the 2 free switches, 4 each.
+        if p == "global" {
+            assert_eq!(s["machine"]["bb_servers"], 8);
+        }
     }
     let _ = std::fs::remove_dir_all(out);
 }
@@ -95,7 +99,7 @@ fn validate_lists_keys_unused_by_the_placement() {
     );
     for key in [
         "`burst_buffer.routers_per_server`: unused with burst_buffer.placement = \"node-local\": it applies to placement = \"grouped\" only",
-        "quickstart.toml:26:1: `burst_buffer.ssds_per_server`",
+        "quickstart.toml:29:1: `burst_buffer.ssds_per_server`",
     ] {
         assert!(text.contains(key), "{key} missing:\n{text}");
     }
@@ -149,13 +153,13 @@ fn unset_takes_the_default_and_refuses_unknown_keys() {
         serde_json::from_slice(&run_ok(&args).stdout).expect("json")
     };
     // ssds_per_server = 2 in the file; its default is 1.
-    assert_eq!(json(&[])["bb_ssds"], 64);
+    assert_eq!(json(&[])["bb_ssds"], 60);
     assert_eq!(
         json(&["--unset", "burst_buffer.ssds_per_server"])["bb_ssds"],
-        32
+        30
     );
     // Unsetting a key the file does not set changes nothing.
-    assert_eq!(json(&["--unset", "burst_buffer.grain"])["bb_ssds"], 64);
+    assert_eq!(json(&["--unset", "burst_buffer.grain"])["bb_ssds"], 60);
     let err = run_err(&["validate", &q, "--unset", "burst_buffer.ssds_per_servr"]);
     assert!(
         err.contains("--unset burst_buffer.ssds_per_servr")
@@ -181,7 +185,7 @@ fn unset_takes_the_default_and_refuses_unknown_keys() {
     run_ok(&args);
     for dir in ["run-000_stripe_count=2", "run-001_stripe_count=4"] {
         let s = read_json(&out.join(dir).join("summary.json"));
-        assert_eq!(s["machine"]["bb_ssds"], 32, "{dir}");
+        assert_eq!(s["machine"]["bb_ssds"], 30, "{dir}");
     }
     let _ = std::fs::remove_dir_all(out);
 }
@@ -208,4 +212,31 @@ fn every_system_variant_includes_its_base_and_validates() {
     let f = scenario("summit-grouped.toml");
     let err = run_err(&["validate", &f, "--set", "network.topology=torus"]);
     assert!(err.contains("scenarios/systems/summit.toml:"), "{err}");
+}
+
+#[test]
+fn a_study_workload_runs_under_every_placement() {
+    // The study's GTC file on the Summit-like machine, at 48 ranks of 4 MB: one sweep over
+    // the four placements, every run finishing.
+    let out = scratch("study-every-placement");
+    let gtc = scenario("study/gtc.toml");
+    run_ok(&[
+        "sweep",
+        gtc.as_str(),
+        "--quiet",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--set",
+        "jobs.0.ranks=48",
+        "--set",
+        "jobs.0.bytes_per_rank=4MB",
+        "--vary",
+        "burst_buffer.placement=none,node-local,grouped,global",
+    ]);
+    let csv = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4);
+    for (row, placement) in rows.iter().zip(["none", "node-local", "grouped", "global"]) {
+        assert!(row.contains(&format!(",{placement},ok,")), "{row}");
+    }
 }

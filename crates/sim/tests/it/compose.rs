@@ -280,9 +280,9 @@ fn keys_of_other_placements_are_unused_not_refused() {
     let l = load_scenario(&q, &["burst_buffer.placement=node-local".into()]).expect("valid");
     assert_eq!(l.scenario.burst_buffer.ssds_per_server, 1);
     assert_eq!(l.written.burst_buffer.ssds_per_server, 2);
-    assert_eq!(l.machine_summary().bb_ssds, 128);
+    assert_eq!(l.machine_summary().bb_ssds, 120);
     let d = &l.unused[0];
-    assert_eq!(d.line, Some(26), "{d}");
+    assert_eq!(d.line, Some(29), "{d}");
     assert!(
         d.message
             .contains("unused with burst_buffer.placement = \"node-local\"")
