@@ -73,7 +73,7 @@ fn search_finds_the_exhaustive_design_with_fewer_runs() {
     let chosen = line_with(&search, "chosen: ");
     assert_eq!(chosen, line_with(&all, "chosen: "), "{search}\n{all}");
     assert!(
-        chosen.contains("placement=grouped ssds_per_server=2 write_bandwidth=2GB/s"),
+        chosen.contains("placement=grouped ssds_per_server=1 write_bandwidth=2GB/s"),
         "{chosen}"
     );
     assert!(line_with(&all, "ran ").starts_with("ran 24 of 24 designs (saved 0)"));
