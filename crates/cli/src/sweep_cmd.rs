@@ -347,10 +347,10 @@ fn planned(a: &SweepArgs) -> Result<(), String> {
         if INTERRUPTED.load(Ordering::SeqCst) {
             return Err("interrupted".into());
         }
-        let line = sweep_plan::run_point(&dir, &plan, i, a.force)?;
-        failed += usize::from(line.contains(" failed: "));
+        let report = sweep_plan::run_point(&dir, &plan, i, a.force)?;
+        failed += usize::from(report.failed);
         if !a.quiet {
-            eprintln!("{line}");
+            eprintln!("{}", report.line);
         }
     }
     if failed > 0 {

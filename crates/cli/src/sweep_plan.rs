@@ -180,13 +180,23 @@ pub fn points_to_run(plan: &Plan, n: Option<usize>, per_task: usize) -> Result<V
     Ok(range.collect())
 }
 
+/// What running one point did.
+pub struct PointReport {
+    /// One line for the user: done, already done, or failed and why.
+    pub line: String,
+    /// The run failed (its failure is recorded for `--collect`).
+    pub failed: bool,
+}
+
 /// Runs point `i` of the plan in `dir` unless it is already recorded (`force` runs it again).
-/// Returns whether it ran and its outcome line.
-pub fn run_point(dir: &Path, plan: &Plan, i: usize, force: bool) -> Result<String, String> {
+pub fn run_point(dir: &Path, plan: &Plan, i: usize, force: bool) -> Result<PointReport, String> {
     let p = &plan.points[i];
     let record = record_path(dir, p);
     if record.exists() && !force {
-        return Ok(format!("point {i} ({}) already done", p.dir));
+        return Ok(PointReport {
+            line: format!("point {i} ({}) already done", p.dir),
+            failed: false,
+        });
     }
     let digest = file_digest(&plan.scenario)?;
     if digest != plan.scenario_digest {
@@ -203,9 +213,15 @@ pub fn run_point(dir: &Path, plan: &Plan, i: usize, force: bool) -> Result<Strin
     let outcome = run_loaded(&loaded, threads, &out, false).map(|(_, _, f)| {
         RunFigures::of(&f.results, f.stats.events, started.elapsed().as_secs_f64())
     });
-    let line = match &outcome {
-        Ok(_) => format!("point {i} ({}) done", p.dir),
-        Err(e) => format!("point {i} ({}) failed: {e}", p.dir),
+    let report = match &outcome {
+        Ok(_) => PointReport {
+            line: format!("point {i} ({}) done", p.dir),
+            failed: false,
+        },
+        Err(e) => PointReport {
+            line: format!("point {i} ({}) failed: {e}", p.dir),
+            failed: true,
+        },
     };
     let rec = PointRecord {
         cost: loaded.cost(),
@@ -214,7 +230,7 @@ pub fn run_point(dir: &Path, plan: &Plan, i: usize, force: bool) -> Result<Strin
     let json = serde_json::to_string_pretty(&rec).map_err(|e| e.to_string())? + "\n";
     std::fs::create_dir_all(dir.join("points")).map_err(|e| e.to_string())?;
     write_atomic(&record, json.as_bytes())?;
-    Ok(line)
+    Ok(report)
 }
 
 /// Settings of the `sbatch` script.

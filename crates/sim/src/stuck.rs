@@ -28,19 +28,17 @@ pub fn diagnose(
     job_names: &[String],
     drain: DrainPolicy,
 ) -> Option<String> {
-    let unfinished: Vec<(u32, usize)> = results
-        .jobs
-        .iter()
+    let mut per_job = vec![0usize; results.jobs.len()];
+    for r in results.ranks.iter().filter(|r| r.finished.is_none()) {
+        if let Some(n) = per_job.get_mut(r.job as usize) {
+            *n += 1;
+        }
+    }
+    let unfinished: Vec<(u32, usize)> = per_job
+        .into_iter()
         .enumerate()
-        .map(|(j, _)| {
-            let n = results
-                .ranks
-                .iter()
-                .filter(|r| r.job == j as u32 && r.finished.is_none())
-                .count();
-            (j as u32, n)
-        })
         .filter(|&(_, n)| n > 0)
+        .map(|(j, n)| (j as u32, n))
         .collect();
     if unfinished.is_empty() {
         return None;

@@ -1104,8 +1104,8 @@ fn the_archived_full_scale_runs_merge() {
         .sum();
     assert!(made > 0);
     assert_eq!(made + lacking, 297, "{sources}\n{missing}");
-    // Where an archived run is also one of the figure bars left of sessions 6-11, the two
-    // agree within the figures' rounding.
+    // Where an archived run is also one of the figure bars of slices 6-11
+    // (docs/data/study/slices-6-11-figure-c.csv), the two agree within the figures' rounding.
     let (code, table, err) =
         compare_study(&[&out, &data.join("slices-6-11-figure-c.csv")], Some("0"));
     assert_eq!(code, 0, "{table}{err}");

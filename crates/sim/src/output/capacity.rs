@@ -81,12 +81,25 @@ pub struct CapacityTally {
     drain_done: Vec<Option<Time>>,
 }
 
-fn pct(part: u64, whole: u64) -> f64 {
+/// `part` as a percentage of `whole` (0 when `whole` is 0).
+pub(crate) fn pct(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         0.0
     } else {
         part as f64 * 100.0 / whole as f64
     }
+}
+
+/// The device that got fullest (highest peak as a share of its capacity; the lower host on a
+/// tie), if there is any.
+pub fn fullest(rows: &[CapacityRow]) -> Option<&CapacityRow> {
+    rows.iter()
+        .max_by(|a, b| a.peak_pct.total_cmp(&b.peak_pct).then(b.host.cmp(&a.host)))
+}
+
+/// The fullest device's peak, % of its capacity (0 without a device).
+pub fn fullest_pct(rows: &[CapacityRow]) -> f64 {
+    fullest(rows).map_or(0.0, |r| r.peak_pct.max(0.0))
 }
 
 impl CapacityTally {

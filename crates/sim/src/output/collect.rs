@@ -890,11 +890,7 @@ fn device_row(kind: &'static str, host: u32, index: u16, ssd: &Ssd, period: Time
 /// Sets a device row's peak occupancy: `peak` bytes first reached at `at` ps, of `capacity`.
 fn with_peak(mut row: DeviceRow, peak: u64, at: Time, capacity: u64) -> DeviceRow {
     row.peak_bytes = peak;
-    row.peak_pct = if capacity == 0 {
-        0.0
-    } else {
-        peak as f64 * 100.0 / capacity as f64
-    };
+    row.peak_pct = super::capacity::pct(peak, capacity);
     row.peak_at_s = secs_f(at);
     row
 }

@@ -1,7 +1,7 @@
 //! `occupancy.svg`: burst-buffer fill over time, as a percentage of capacity: all devices
 //! of each kind together, and the device that got fullest.
 
-use super::capacity::{total_occupancy, CapacityRow};
+use super::capacity::{fullest, total_occupancy, CapacityRow};
 use super::plot::{esc, svg_open, tick_step, time_axis, time_unit, trim_float};
 use bbsim_engine::Time;
 use std::fmt::Write;
@@ -45,11 +45,7 @@ fn series(rows: &[CapacityRow]) -> Vec<Series> {
             steps: percent(&total_occupancy(&rs), cap),
         });
     }
-    if let Some(r) = rows
-        .iter()
-        .max_by(|a, b| a.peak_pct.total_cmp(&b.peak_pct).then(b.host.cmp(&a.host)))
-        .filter(|_| rows.len() > 1)
-    {
+    if let Some(r) = fullest(rows).filter(|_| rows.len() > 1) {
         out.push(Series {
             label: format!("fullest device: {} {}", r.kind, r.host),
             steps: percent(&r.points, r.capacity_bytes),

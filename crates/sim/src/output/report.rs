@@ -462,11 +462,7 @@ fn sizing_table(s: &mut String, r: &Results) {
             done
         );
     }
-    if let Some(d) = r
-        .capacity
-        .iter()
-        .max_by(|a, b| a.peak_pct.total_cmp(&b.peak_pct).then(b.host.cmp(&a.host)))
-    {
+    if let Some(d) = super::capacity::fullest(&r.capacity) {
         let waits: u64 = r.capacity.iter().map(|c| c.stalled_writes).sum();
         let _ = writeln!(
             s,

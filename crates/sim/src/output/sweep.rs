@@ -154,7 +154,7 @@ impl RunFigures {
             sim_end: r.sim_end,
             jobs: r.jobs.clone(),
             sizing: r.sizing.clone(),
-            fullest_device_peak_pct: r.capacity.iter().map(|c| c.peak_pct).fold(0.0, f64::max),
+            fullest_device_peak_pct: super::capacity::fullest_pct(&r.capacity),
             stalled_writes: r.capacity.iter().map(|c| c.stalled_writes).sum(),
             events,
             wall_s,

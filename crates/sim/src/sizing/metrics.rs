@@ -6,7 +6,7 @@
 //! Run metrics take the whole [`Results`] and refuse a job. Every metric is "lower is
 //! better": a target is an upper bound.
 
-use crate::output::capacity::JobSizing;
+use crate::output::capacity::{fullest_pct, JobSizing};
 use crate::output::collect::{JobSummary, Results};
 use crate::units::{parse_bytes, parse_duration};
 
@@ -139,9 +139,21 @@ pub const METRICS: &[Metric] = &[
     run("last_activity_s", Seconds, "time of the last event, drains and stage-outs included", |r| Some(r.last_activity as f64 / 1e12)),
     run("pfs_direct_bytes", Bytes, "bytes the ranks wrote straight to the PFS", |r| Some(r.conservation.to_pfs as f64)),
     run("pfs_spilled_bytes", Bytes, "bytes full BB servers spilled to the PFS", |r| Some(r.conservation.pfs_spilled as f64)),
-    run("peak_fill_pct", Percent, "the fullest burst-buffer device's peak occupancy, % of its capacity", |r| Some(r.capacity.iter().map(|c| c.peak_pct).fold(0.0, f64::max))),
+    run("peak_fill_pct", Percent, "the fullest burst-buffer device's peak occupancy, % of its capacity", |r| Some(fullest_pct(&r.capacity))),
     run("drain_end_s", Seconds, "when the last drained byte reached the PFS (0: nothing drained)", |r| Some(r.capacity.iter().filter_map(|c| c.drain_done_s).fold(0.0, f64::max))),
 ];
+
+/// A per-job metric `f` over `jobs`: job `job`'s value, or without a job the largest over
+/// all jobs (`None` if any job lacks it).
+fn per_job<T>(jobs: &[T], job: Option<usize>, f: fn(&T) -> Option<f64>) -> Option<f64> {
+    match job {
+        Some(j) => jobs.get(j).and_then(f),
+        None => {
+            let vals: Option<Vec<f64>> = jobs.iter().map(f).collect();
+            vals?.into_iter().reduce(f64::max)
+        }
+    }
+}
 
 /// The syntax of a target, for messages.
 pub const TARGET_SYNTAX: &str =
@@ -278,20 +290,8 @@ impl Target {
     pub fn value(&self, r: &Results) -> Option<f64> {
         match self.metric.extract {
             Extract::Run(f) => f(r),
-            Extract::Job(f) => match self.job {
-                Some(j) => r.jobs.get(j).and_then(f),
-                None => {
-                    let vals: Option<Vec<f64>> = r.jobs.iter().map(f).collect();
-                    vals?.into_iter().reduce(f64::max)
-                }
-            },
-            Extract::Sizing(f) => match self.job {
-                Some(j) => r.sizing.get(j).and_then(f),
-                None => {
-                    let vals: Option<Vec<f64>> = r.sizing.iter().map(f).collect();
-                    vals?.into_iter().reduce(f64::max)
-                }
-            },
+            Extract::Job(f) => per_job(&r.jobs, self.job, f),
+            Extract::Sizing(f) => per_job(&r.sizing, self.job, f),
         }
     }
 
