@@ -159,3 +159,39 @@ fn peak_occupancy_of_two_checkpoints_is_their_sum_without_a_drain() {
     // period, the first checkpoint, and the second period.
     assert!(d["peak_at_s"].as_f64().expect("when") > 2e-3);
 }
+
+#[test]
+fn stalls_and_spills_give_identical_outputs_on_one_to_four_threads() {
+    use crate::common::{run as render, scenario as shipped, small_quickstart};
+    // Node-local writers waiting for the drain, and BB servers that fill and stall.
+    let local = scenario("stall-threads", "5MiB", 2, 20, 1);
+    let cases = [
+        (
+            local,
+            vec!["burst_buffer.drain.policy=immediate".to_string()],
+        ),
+        (
+            shipped("quickstart.toml"),
+            small_quickstart(&[
+                "burst_buffer.ssd.capacity=1MB",
+                "burst_buffer.drain.policy=immediate",
+            ]),
+        ),
+    ];
+    for (path, set) in cases {
+        let loaded = load(&path, &set);
+        let reference = render(&loaded, 1);
+        let stalled = summary(&reference)["sizing"]["jobs"][0]["time_stalled_sum_s"]
+            .as_f64()
+            .expect("stall time");
+        assert!(stalled > 0.0, "{}: the case must stall", path.display());
+        for threads in [2, 4] {
+            assert_eq!(
+                render(&loaded, threads).digest,
+                reference.digest,
+                "{} on {threads} threads",
+                path.display()
+            );
+        }
+    }
+}
