@@ -1,14 +1,21 @@
 //! `bbsim plot`: figures from files bbsim has already written.
 //!
-//! - `bbsim plot bars CSV --value COL --label COL,...`: the mean of a numeric column per label
-//!   (for example a sweep's average hops per application, topology and placement) as a
-//!   horizontal SVG bar chart.
+//! - `bbsim plot bars CSV --value COL --label COL,... [--group COL]`: the mean of a numeric
+//!   column per label (for example a sweep's average hops per application, topology and
+//!   placement) as a horizontal SVG bar chart on a value axis, with one coloured bar per
+//!   value of a second varied key (`--group`).
+//! - `bbsim plot pareto CSV --label COL,...`: each label's mean cost against its mean I/O
+//!   time (any two columns with `--x` and `--y`), with the Pareto front marked.
 //! - `bbsim plot timeline RUN_DIR`: each rank's I/O phases from a run's `timeline.csv`, on a
-//!   time axis that starts at the run's first I/O (the run's own `timeline.svg` starts at 0,
-//!   which leaves a thin sliver when I/O follows minutes of computation).
+//!   window that starts at the run's first I/O (`--window`), each job on its own time axis.
+//!
+//! Tables are read with the `csv` crate (`bbsim_sim::output::readback`).
 
-use bbsim_sim::output::plot::{bar_svg, timeline_svg};
-use bbsim_sim::output::readback::{column_means, MeansQuery, RunTimeline};
+use bbsim_sim::output::bars::BarChart;
+use bbsim_sim::output::chart::column_axis_label;
+use bbsim_sim::output::plot::timeline_svg;
+use bbsim_sim::output::readback::{column_means, LabelMean, MeansQuery, RunTimeline};
+use bbsim_sim::output::scatter::Scatter;
 use std::path::{Path, PathBuf};
 
 /// `bbsim plot` subcommands.
@@ -20,6 +27,9 @@ pub enum PlotCommand {
     Bars(BarsArgs),
     /// Per-rank I/O phases of one run (its timeline.csv and ranks.csv), from its first I/O.
     Timeline(TimelineArgs),
+    /// Scatter of one column's mean against another's per label (by default a sweep's cost
+    /// against job 0's time in I/O), with the Pareto front (lower is better on both) marked.
+    Pareto(ParetoArgs),
 }
 
 /// Arguments of `bbsim plot bars`.
@@ -38,13 +48,18 @@ pub struct BarsArgs {
         required = true
     )]
     pub label: Vec<String>,
+    /// A column whose values get one bar each within every label, coloured, with a legend
+    /// (for example the second varied key of a sweep).
+    #[arg(long, value_name = "COLUMN")]
+    pub group: Option<String>,
     /// Keep only rows whose column has one of these values (repeatable; all must hold).
     #[arg(long = "where", value_name = "COLUMN=V1,V2,...")]
     pub filters: Vec<String>,
     /// Chart title (default: "<value> by <labels>").
     #[arg(long)]
     pub title: Option<String>,
-    /// Unit written after each bar's value.
+    /// Unit written after each bar's value and on the value axis (default: the one the
+    /// column's name ends in, such as `_s` for seconds).
     #[arg(long, default_value = "")]
     pub unit: String,
     /// Multiply every value by this factor before drawing (e.g. 1000 with `--unit ms` for
@@ -73,11 +88,42 @@ pub struct TimelineArgs {
     pub out: PathBuf,
 }
 
+/// Arguments of `bbsim plot pareto`.
+#[derive(clap::Args, Debug)]
+pub struct ParetoArgs {
+    /// CSV file with a header line (for example a sweep.csv).
+    pub csv: PathBuf,
+    /// Column on the horizontal axis (the mean over the rows of each label).
+    #[arg(long, value_name = "COLUMN", default_value = "job0_io_time_s")]
+    pub x: String,
+    /// Column on the vertical axis (the mean over the rows of each label).
+    #[arg(long, value_name = "COLUMN", default_value = "cost_total_usd")]
+    pub y: String,
+    /// Columns whose values, joined with " | ", label the points.
+    #[arg(
+        long,
+        value_name = "COL1,COL2,...",
+        value_delimiter = ',',
+        required = true
+    )]
+    pub label: Vec<String>,
+    /// Keep only rows whose column has one of these values (repeatable; all must hold).
+    #[arg(long = "where", value_name = "COLUMN=V1,V2,...")]
+    pub filters: Vec<String>,
+    /// Chart title (default: "<y> against <x>").
+    #[arg(long)]
+    pub title: Option<String>,
+    /// SVG file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
 /// `bbsim plot`.
 pub fn run(c: &PlotCommand) -> Result<(), String> {
     match c {
         PlotCommand::Bars(a) => bars(a),
         PlotCommand::Timeline(a) => timeline(a),
+        PlotCommand::Pareto(a) => pareto(a),
     }
 }
 
@@ -89,10 +135,9 @@ fn write_svg(out: &Path, svg: &str) -> Result<(), String> {
     std::fs::write(out, svg).map_err(|e| format!("cannot write {}: {e}", out.display()))
 }
 
-/// The query of `bbsim plot bars`: its value, label and `--where` columns.
-fn means_query(a: &BarsArgs) -> Result<MeansQuery, String> {
-    let filters = a
-        .filters
+/// The `--where COLUMN=V1,V2,...` filters as (column, values).
+fn parse_filters(filters: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
+    filters
         .iter()
         .map(|f| {
             let (k, vals) = f
@@ -101,47 +146,143 @@ fn means_query(a: &BarsArgs) -> Result<MeansQuery, String> {
             let vals: Vec<String> = vals.split(',').map(|v| v.trim().to_string()).collect();
             Ok((k.to_string(), vals))
         })
-        .collect::<Result<_, String>>()?;
-    Ok(MeansQuery {
-        value: a.value.clone(),
-        labels: a.label.clone(),
-        filters,
-    })
+        .collect()
 }
 
-fn bars(a: &BarsArgs) -> Result<(), String> {
-    let text = std::fs::read_to_string(&a.csv)
-        .map_err(|e| format!("cannot read {}: {e}", a.csv.display()))?;
-    if !(a.scale.is_finite() && a.scale > 0.0) {
-        return Err(format!("--scale {}: expected a positive number", a.scale));
-    }
-    let bars = column_means(&text, &means_query(a)?, &a.csv)?;
-    if bars.is_empty() {
+/// The mean of `value` per label (`labels` joined) over the rows of `csv` that pass
+/// `filters`; error if no row has a value.
+fn means(
+    csv: &Path,
+    value: &str,
+    labels: &[String],
+    filters: &[String],
+) -> Result<Vec<LabelMean>, String> {
+    let text =
+        std::fs::read_to_string(csv).map_err(|e| format!("cannot read {}: {e}", csv.display()))?;
+    let query = MeansQuery {
+        value: value.to_string(),
+        labels: labels.to_vec(),
+        filters: parse_filters(filters)?,
+    };
+    let means = column_means(&text, &query, csv)?;
+    if means.is_empty() {
         return Err(format!(
-            "{}: no row has a value in `{}`{}",
-            a.csv.display(),
-            a.value,
-            if a.filters.is_empty() {
+            "{}: no row has a value in `{value}`{}",
+            csv.display(),
+            if filters.is_empty() {
                 String::new()
             } else {
-                format!(" and matches --where {}", a.filters.join(" --where "))
+                format!(" and matches --where {}", filters.join(" --where "))
             }
         ));
     }
-    let title = a
-        .title
-        .clone()
-        .unwrap_or_else(|| format!("{} by {}", a.value, a.label.join(", ")));
-    let rows: usize = bars.iter().map(|b| b.rows).sum();
-    let data: Vec<(String, f64)> = bars
-        .into_iter()
-        .map(|b| (b.label, b.mean * a.scale))
-        .collect();
-    write_svg(&a.out, &bar_svg(&title, &a.unit, &data))?;
+    Ok(means)
+}
+
+/// `items` without repeats, in the order they first appear.
+fn first_seen(items: impl Iterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for i in items {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+fn bars(a: &BarsArgs) -> Result<(), String> {
+    if !(a.scale.is_finite() && a.scale > 0.0) {
+        return Err(format!("--scale {}: expected a positive number", a.scale));
+    }
+    let mut labels = a.label.clone();
+    labels.extend(a.group.iter().cloned());
+    let means = means(&a.csv, &a.value, &labels, &a.filters)?;
+    // With a group column, the label is every part but the last, the group the last.
+    let split = |m: &LabelMean| -> (String, String) {
+        match a.group {
+            Some(_) => (
+                m.parts[..m.parts.len() - 1].join(" | "),
+                m.parts[m.parts.len() - 1].clone(),
+            ),
+            None => (m.label.clone(), String::new()),
+        }
+    };
+    let categories = first_seen(means.iter().map(|m| split(m).0));
+    let groups = first_seen(means.iter().map(|m| split(m).1));
+    let mut values = vec![vec![None; groups.len()]; categories.len()];
+    for m in &means {
+        let (c, g) = split(m);
+        let ci = categories.iter().position(|x| *x == c).unwrap_or(0);
+        let gi = groups.iter().position(|x| *x == g).unwrap_or(0);
+        values[ci][gi] = Some(m.mean * a.scale);
+    }
+    let mut axis = format!("mean {}", column_axis_label(&a.value, &a.unit));
+    if a.unit.is_empty() && a.scale != 1.0 {
+        axis = format!("mean {} x {}", a.value, a.scale);
+    }
+    let title = a.title.clone().unwrap_or_else(|| {
+        let by = a.label.join(", ");
+        match &a.group {
+            Some(g) => format!("{} by {by} and {g}", a.value),
+            None => format!("{} by {by}", a.value),
+        }
+    });
+    let chart = BarChart {
+        title,
+        axis,
+        unit: a.unit.clone(),
+        categories,
+        groups: if a.group.is_some() {
+            groups
+        } else {
+            Vec::new()
+        },
+        values,
+        range: None,
+    };
+    write_svg(&a.out, &chart.svg())?;
+    let rows: usize = means.iter().map(|b| b.rows).sum();
     println!(
         "wrote {} ({} bars from {rows} rows)",
         a.out.display(),
-        data.len()
+        means.len()
+    );
+    Ok(())
+}
+
+fn pareto(a: &ParetoArgs) -> Result<(), String> {
+    let xs = means(&a.csv, &a.x, &a.label, &a.filters)?;
+    let ys = means(&a.csv, &a.y, &a.label, &a.filters)?;
+    let points: Vec<(String, f64, f64)> = xs
+        .iter()
+        .filter_map(|x| {
+            let y = ys.iter().find(|y| y.label == x.label)?;
+            Some((x.label.clone(), x.mean, y.mean))
+        })
+        .collect();
+    if points.is_empty() {
+        return Err(format!(
+            "{}: no label has values in both `{}` and `{}`",
+            a.csv.display(),
+            a.x,
+            a.y
+        ));
+    }
+    let scatter = Scatter {
+        title: a
+            .title
+            .clone()
+            .unwrap_or_else(|| format!("{} against {}", a.y, a.x)),
+        x_axis: column_axis_label(&a.x, ""),
+        y_axis: column_axis_label(&a.y, ""),
+        points,
+    };
+    write_svg(&a.out, &scatter.svg())?;
+    println!(
+        "wrote {} ({} points, {} on the Pareto front)",
+        a.out.display(),
+        scatter.points.len(),
+        scatter.front().len()
     );
     Ok(())
 }
@@ -167,10 +308,10 @@ fn timeline(a: &TimelineArgs) -> Result<(), String> {
     });
     let mut title = format!("{base} (from the first I/O at {:.3} s", t0 as f64 / 1e12);
     if let Some(w) = a.window {
-        title.push_str(&format!(", first {w} s"));
+        title.push_str(&format!(", the {w} s after it"));
     }
     title.push(')');
-    write_svg(&a.out, &timeline_svg(&title, &jobs))?;
+    write_svg(&a.out, &timeline_svg(&title, &jobs, t0))?;
     println!(
         "wrote {} ({} jobs, {} I/O operations)",
         a.out.display(),

@@ -8,8 +8,12 @@
 //! - [`phases`]: a job's I/O phases from its ranks' busy intervals;
 //! - [`report`]: the files of `bbsim run` (`timeline.csv`, `ranks.csv`, `summary.json`, the
 //!   SVG plots) rendered in memory, and the table printed at the end of a run;
-//! - [`plot`]: the SVG pictures (per-rank I/O timelines, bar charts);
-//! - [`occupancy_plot`]: burst-buffer fill over time (`occupancy.svg`);
+//! - [`figures`]: the run's SVG figures (`timeline.svg`, `hops.svg`, `utilisation.svg`,
+//!   `occupancy.svg`) from its results;
+//! - [`chart`]: what the figures share (drawing with `plotters`, colours of I/O kinds, units,
+//!   legends); [`plot`]: per-rank I/O timelines; [`bars`]: bar charts;
+//!   [`occupancy_plot`]: burst-buffer fill over time per device; [`scatter`]: one value
+//!   against another with the Pareto front; [`svg_text`]: SVG written as text (`sizing.svg`);
 //! - [`cost`]: the capital and energy cost of the burst-buffer design;
 //! - [`describe`]: the granularity and job lines of `bbsim validate`;
 //! - [`sweep`]: the plan and the `sweep.csv` table of `bbsim sweep`;
@@ -21,16 +25,21 @@
 //! Times in the results are picoseconds of simulated time ([`bbsim_engine::Time`]); the files
 //! give seconds.
 
+pub mod bars;
 pub mod capacity;
+pub mod chart;
 pub mod collect;
 pub mod cost;
 pub mod describe;
+pub mod figures;
 pub mod files;
 pub mod occupancy_plot;
 pub mod phases;
 pub mod plot;
 pub mod readback;
 pub mod report;
+pub mod scatter;
+pub mod svg_text;
 pub mod sweep;
 
 pub use collect::{reduce, secs, secs_f, Results};

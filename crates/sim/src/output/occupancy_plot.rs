@@ -1,162 +1,302 @@
-//! `occupancy.svg`: burst-buffer fill over time, as a percentage of capacity: all devices
-//! of each kind together, and the device that got fullest.
+//! `occupancy.svg`: burst-buffer fill over time per device, one panel per kind of device
+//! (BB servers, node-local SSDs), with each kind's device capacity as a dashed line.
+//!
+//! A panel draws the [`LINES`] devices of its kind that got fullest, each in its own colour;
+//! the legend says how many more there are and how full the fullest of them got.
 
-use super::capacity::{fullest, total_occupancy, CapacityRow};
-use super::plot::{esc, svg_open, tick_step, time_axis, time_unit, trim_float};
+use super::bars::nice_ceiling;
+use super::capacity::CapacityRow;
+use super::chart::{
+    byte_unit, draw_legend, font, legend_rows, render, series_colour, time_unit, trim_float, Area,
+    DrawResult, LegendEntry, AXIS_FONT, CAPTION_FONT, GRID, INK, LABEL_FONT, LEGEND_ROW,
+};
 use bbsim_engine::Time;
-use std::fmt::Write;
+use plotters::prelude::*;
 
-const WIDTH: usize = 980;
-const HEIGHT: usize = 420;
-const LEFT: usize = 80;
-const TOP: usize = 50;
-const PLOT_W: usize = 620;
-const PLOT_H: usize = 300;
-const COLOURS: [&str; 4] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
+/// Devices drawn per kind, fullest first.
+pub const LINES: usize = 6;
 
-/// One line: legend label and (ps, percent) steps.
-struct Series {
-    label: String,
-    steps: Vec<(Time, f64)>,
-}
+const WIDTH: u32 = 1000;
+const PANEL_H: u32 = 330;
 
-fn percent(steps: &[(Time, u64)], capacity: u64) -> Vec<(Time, f64)> {
-    let cap = capacity.max(1) as f64;
-    steps
-        .iter()
-        .map(|&(t, b)| (t, b as f64 * 100.0 / cap))
-        .collect()
-}
-
-/// The lines to draw: per kind present, all its devices together; then the fullest device.
-fn series(rows: &[CapacityRow]) -> Vec<Series> {
-    let mut out = Vec::new();
-    for (kind, what) in [
-        ("bb-server", "all BB servers"),
-        ("node-local", "all node-local SSDs"),
-    ] {
-        let rs: Vec<&CapacityRow> = rows.iter().filter(|r| r.kind == kind).collect();
-        if rs.is_empty() {
-            continue;
-        }
-        let cap: u64 = rs.iter().map(|r| r.capacity_bytes).sum();
-        out.push(Series {
-            label: format!("{what} ({} devices)", rs.len()),
-            steps: percent(&total_occupancy(&rs), cap),
-        });
-    }
-    if let Some(r) = fullest(rows).filter(|_| rows.len() > 1) {
-        out.push(Series {
-            label: format!("fullest device: {} {}", r.kind, r.host),
-            steps: percent(&r.points, r.capacity_bytes),
-        });
-    }
-    out
-}
+/// The kinds of device, in panel order: (kind in [`CapacityRow::kind`], panel name).
+const KINDS: [(&str, &str); 2] = [
+    ("bb-server", "BB servers"),
+    ("node-local", "node-local SSDs"),
+];
 
 /// The picture for `rows` over `[0, end]` ps.
 pub fn occupancy_svg(title: &str, rows: &[CapacityRow], end: Time) -> String {
     let end = end.max(1);
-    let lines = series(rows);
-    // The axis reaches 100 % (full) when the devices got at least half full; otherwise it
-    // spans the data, so that a device that never got near full is still readable.
-    let data_max = lines
+    let panels: Vec<(&str, Vec<&CapacityRow>)> = KINDS
         .iter()
-        .flat_map(|l| l.steps.iter().map(|s| s.1))
-        .fold(0.0f64, f64::max);
-    let y_max = if data_max >= 50.0 {
-        data_max.max(100.0)
-    } else {
-        let step = tick_step(data_max.max(1e-6) * 1.1);
-        (data_max * 1.1 / step).ceil().max(1.0) * step
-    };
-    let full_shown = y_max >= 100.0;
-    let (unit, div) = time_unit(end);
-    let x_of = |t: Time| LEFT as f64 + t as f64 / end as f64 * PLOT_W as f64;
-    let y_of = |v: f64| (TOP + PLOT_H) as f64 - v / y_max * PLOT_H as f64;
-    let mut s = String::new();
-    svg_open(&mut s, WIDTH, HEIGHT, title);
-    let _ = writeln!(
-        s,
-        r##"<rect x="{LEFT}" y="{TOP}" width="{PLOT_W}" height="{PLOT_H}" fill="#f7f7f7" stroke="#999"/>"##
-    );
-    // Axes: time in the chosen unit, fill in percent.
-    let label = format!("simulated time ({unit})");
-    time_axis(
-        &mut s,
-        (LEFT, PLOT_W),
-        TOP + PLOT_H,
-        end as f64 / div,
-        &label,
-    );
-    let ystep = tick_step(y_max);
-    let mut v = 0.0;
-    while v <= y_max + 1e-9 {
-        let y = y_of(v);
-        let _ = writeln!(
-            s,
-            r##"<line x1="{}" y1="{y:.1}" x2="{LEFT}" y2="{y:.1}" stroke="#999"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
-            LEFT - 5,
-            LEFT - 8,
-            y + 4.0,
-            trim_float(v)
-        );
-        v += ystep;
-    }
-    let _ = writeln!(
-        s,
-        r#"<text x="20" y="{}" text-anchor="middle" transform="rotate(-90 20 {})">occupied (% of capacity)</text>"#,
-        TOP + PLOT_H / 2,
-        TOP + PLOT_H / 2
-    );
-    // Full capacity.
-    if full_shown {
-        let y100 = y_of(100.0);
-        let _ = writeln!(
-            s,
-            r##"<line x1="{LEFT}" y1="{y100:.1}" x2="{}" y2="{y100:.1}" stroke="#444" stroke-dasharray="6 4"/>"##,
-            LEFT + PLOT_W
-        );
-    }
-    for (i, l) in lines.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
-        let mut d = format!("M{:.1},{:.1}", x_of(0), y_of(0.0));
-        let mut last = 0.0;
-        for &(t, v) in &l.steps {
-            let x = x_of(t.min(end));
-            let _ = write!(d, " L{x:.1},{:.1} L{x:.1},{:.1}", y_of(last), y_of(v));
-            last = v;
+        .map(|&(kind, name)| (name, fullest_first(rows, kind)))
+        .filter(|(_, devs)| !devs.is_empty())
+        .collect();
+    let legends: Vec<Vec<LegendEntry>> = panels.iter().map(|(_, d)| legend(d)).collect();
+    let legend_h: Vec<u32> = legends
+        .iter()
+        .map(|l| legend_rows(l, WIDTH - 120) * LEGEND_ROW + 8)
+        .collect();
+    let height = 50
+        + legend_h
+            .iter()
+            .map(|h| h + PANEL_H)
+            .sum::<u32>()
+            .max(PANEL_H)
+        + 10;
+    render(WIDTH, height, title, |area| {
+        let mut rest = area.clone();
+        for (((name, devs), entries), lh) in panels.iter().zip(&legends).zip(&legend_h) {
+            let (panel, below) = rest.split_vertically(PANEL_H + lh);
+            let (plot, legend_area) = panel.split_vertically(PANEL_H);
+            kind_panel(&plot, name, devs, end)?;
+            draw_legend(&legend_area.margin(0, 0, 90, 20), entries)?;
+            rest = below;
         }
-        let _ = write!(d, " L{:.1},{:.1}", x_of(end), y_of(last));
-        let _ = writeln!(
+        Ok(())
+    })
+}
+
+/// The devices of `kind`, fullest (highest peak share of capacity) first; the lower host on
+/// a tie.
+fn fullest_first<'a>(rows: &'a [CapacityRow], kind: &str) -> Vec<&'a CapacityRow> {
+    let mut devs: Vec<&CapacityRow> = rows.iter().filter(|r| r.kind == kind).collect();
+    devs.sort_by(|a, b| b.peak_pct.total_cmp(&a.peak_pct).then(a.host.cmp(&b.host)));
+    devs
+}
+
+/// A device's name: its kind's word and host number.
+fn device_name(r: &CapacityRow) -> String {
+    match r.kind {
+        "bb-server" => format!("BB server {}", r.host),
+        _ => format!("node {} SSD", r.host),
+    }
+}
+
+/// The legend of a panel: the drawn devices, the rest, the capacity line.
+fn legend(devs: &[&CapacityRow]) -> Vec<LegendEntry> {
+    let mut out: Vec<LegendEntry> = devs
+        .iter()
+        .take(LINES)
+        .enumerate()
+        .map(|(i, r)| {
+            let label = format!("{} (peak {} %)", device_name(r), trim_float(r.peak_pct));
+            LegendEntry::line(label, series_colour(i), false)
+        })
+        .collect();
+    if let Some(next) = devs.get(LINES) {
+        out.push(LegendEntry::square(
+            format!(
+                "{} more devices, not drawn (peaks at most {} %)",
+                devs.len() - LINES,
+                trim_float(next.peak_pct)
+            ),
+            WHITE,
+        ));
+    }
+    let cap = capacity(devs);
+    let (u, d) = byte_unit(cap);
+    let mut label = format!("capacity per device ({} {u}", trim_float(cap as f64 / d));
+    if devs.iter().any(|r| r.capacity_bytes != cap) {
+        label.push_str(", the largest");
+    }
+    if !capacity_shown(devs) {
+        label.push_str(", above the axis");
+    }
+    label.push(')');
+    out.push(LegendEntry::line(label, INK, true));
+    out
+}
+
+/// The largest device capacity of `devs` (bytes).
+fn capacity(devs: &[&CapacityRow]) -> u64 {
+    devs.iter().map(|r| r.capacity_bytes).max().unwrap_or(0)
+}
+
+/// The largest peak of `devs` (bytes).
+fn peak(devs: &[&CapacityRow]) -> u64 {
+    devs.iter().map(|r| r.peak_bytes).max().unwrap_or(0)
+}
+
+/// Whether the axis reaches the capacity: when a device got at least a quarter full;
+/// otherwise the axis spans the data, so that fills far from full stay readable.
+fn capacity_shown(devs: &[&CapacityRow]) -> bool {
+    peak(devs) as f64 >= capacity(devs) as f64 / 4.0
+}
+
+/// Draws one kind's panel: bytes held over time by its fullest devices and the capacity.
+fn kind_panel(area: &Area, name: &str, devs: &[&CapacityRow], end: Time) -> DrawResult {
+    let (cap, peak) = (capacity(devs), peak(devs));
+    let shown = capacity_shown(devs);
+    let top = if shown { cap.max(peak) } else { peak }.max(1);
+    let (bu, bd) = byte_unit(top);
+    let (tu, td) = time_unit(end);
+    let y_max = if shown {
+        top as f64 / bd * 1.08
+    } else {
+        nice_ceiling(top as f64 / bd * 1.05)
+    };
+    let x_max = end as f64 / td;
+    let mut chart = ChartBuilder::on(&area.margin(4, 0, 10, 30))
+        .caption(
+            match devs.len() {
+                1 => format!("{name}: 1 device"),
+                n => format!("{name}: {n} devices"),
+            },
+            font(CAPTION_FONT),
+        )
+        .x_label_area_size(46)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0f64..x_max, 0f64..y_max)?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(GRID)
+        .x_labels(8)
+        .y_labels(6)
+        .x_label_formatter(&|v| trim_float(*v))
+        .y_label_formatter(&|v| trim_float(*v))
+        .x_desc(format!("simulated time ({tu})"))
+        .y_desc(format!("occupied ({bu})"))
+        .axis_desc_style(font(AXIS_FONT))
+        .label_style(font(LABEL_FONT))
+        .draw()?;
+    if shown {
+        let cap_y = cap as f64 / bd;
+        chart.draw_series(DashedLineSeries::new(
+            [(0.0, cap_y), (x_max, cap_y)],
+            8,
+            5,
+            INK.stroke_width(2),
+        ))?;
+    }
+    for (i, r) in devs.iter().take(LINES).enumerate() {
+        let steps = steps(&r.points, end, |t, b| (t as f64 / td, b as f64 / bd));
+        chart.draw_series(LineSeries::new(steps, series_colour(i).stroke_width(2)))?;
+    }
+    Ok(())
+}
+
+/// The step function through `points` ((ps, bytes held from then on)) from 0 to `end`, as
+/// polyline vertices mapped by `at`.
+fn steps(
+    points: &[(Time, u64)],
+    end: Time,
+    at: impl Fn(Time, u64) -> (f64, f64),
+) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(points.len() * 2 + 2);
+    out.push(at(0, 0));
+    let mut last = 0;
+    for &(t, b) in points {
+        let t = t.min(end);
+        out.push(at(t, last));
+        out.push(at(t, b));
+        last = b;
+    }
+    out.push(at(end, last));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::chart::svg_texts;
+
+    fn row(kind: &'static str, host: u32, cap: u64, points: Vec<(Time, u64)>) -> CapacityRow {
+        let peak = points.iter().map(|p| p.1).max().unwrap_or(0);
+        CapacityRow {
+            kind,
+            host,
+            capacity_bytes: cap,
+            peak_bytes: peak,
+            peak_pct: peak as f64 * 100.0 / cap as f64,
+            peak_at_s: 0.0,
+            end_bytes: 0,
+            stalled_writes: 0,
+            stall_time_s: 0.0,
+            spilled_bytes: 0,
+            drained_bytes: 0,
+            drain_done_s: None,
+            points,
+        }
+    }
+
+    #[test]
+    fn steps_hold_each_value_until_the_next_point() {
+        let s = steps(&[(10, 5), (20, 0)], 30, |t, b| (t as f64, b as f64));
+        assert_eq!(
             s,
-            r#"<path d="{d}" fill="none" stroke="{colour}" stroke-width="1.8"/>"#
-        );
-        let ly = TOP + 10 + i * 20;
-        let lx = LEFT + PLOT_W + 12;
-        let _ = writeln!(
-            s,
-            r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{colour}" stroke-width="3"/><text x="{}" y="{}" font-size="11">{}</text>"#,
-            lx + 20,
-            lx + 24,
-            ly + 4,
-            esc(&l.label)
+            vec![
+                (0.0, 0.0),
+                (10.0, 0.0),
+                (10.0, 5.0),
+                (20.0, 5.0),
+                (20.0, 0.0),
+                (30.0, 0.0)
+            ]
         );
     }
-    let ly = TOP + 10 + lines.len() * 20;
-    let lx = LEFT + PLOT_W + 12;
-    let full = if full_shown {
-        "capacity (100 %)"
-    } else {
-        "capacity (100 %, off the scale)"
-    };
-    let _ = writeln!(
-        s,
-        r##"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="#444" stroke-dasharray="6 4"/><text x="{}" y="{}" font-size="11">{full}</text>"##,
-        lx + 20,
-        lx + 24,
-        ly + 4
-    );
-    s.push_str("</svg>\n");
-    s
+
+    #[test]
+    fn one_panel_per_kind_with_capacity_and_fullest_devices() {
+        let mut rows: Vec<CapacityRow> = (0..9)
+            .map(|h| {
+                let b = 100_000_000_000 * u64::from(h + 1);
+                row(
+                    "bb-server",
+                    h,
+                    2_000_000_000_000,
+                    vec![(1_000_000_000_000, b)],
+                )
+            })
+            .collect();
+        rows.push(row(
+            "node-local",
+            7,
+            800_000_000_000,
+            vec![(5, 400_000_000_000)],
+        ));
+        let texts = svg_texts(&occupancy_svg("occ", &rows, 4_000_000_000_000));
+        for text in [
+            "BB servers: 9 devices",
+            "node-local SSDs: 1 device",
+            "BB server 8 (peak 45 %)",
+            "3 more devices, not drawn (peaks at most 15 %)",
+            "capacity per device (2 TB)",
+            "capacity per device (800 GB)",
+            "node 7 SSD (peak 50 %)",
+            "occupied (TB)",
+            "occupied (GB)",
+            "simulated time (s)",
+        ] {
+            assert!(texts.iter().any(|t| t == text), "{text}: {texts:?}");
+        }
+        assert!(
+            !texts.iter().any(|t| t.starts_with("BB server 2 ")),
+            "{texts:?}"
+        );
+    }
+
+    /// Devices far from full get an axis that spans their data; the legend says the
+    /// capacity is above it.
+    #[test]
+    fn capacity_off_the_axis_when_far_from_full() {
+        let rows = vec![row(
+            "bb-server",
+            0,
+            3_200_000_000_000,
+            vec![(10, 200_000_000)],
+        )];
+        let svg = occupancy_svg("occ", &rows, 1_000_000_000);
+        let texts = svg_texts(&svg);
+        for text in [
+            "capacity per device (3.2 TB, above the axis)",
+            "occupied (MB)",
+            "simulated time (ms)",
+            "BB servers: 1 device",
+        ] {
+            assert!(texts.iter().any(|t| t == text), "{text}: {texts:?}");
+        }
+    }
 }

@@ -1,10 +1,33 @@
-//! SVG plots: per-rank I/O phases over time (the picture HPC people draw to compare designs)
-//! and simple bar charts (hops, utilisation). Plain SVG text, no dependencies.
+//! `timeline.svg`: each rank's I/O over time, one panel per job, coloured by where the I/O
+//! went and which way (burst buffer, PFS, node-local SSD, read cache; writes dark, reads
+//! light).
 //!
-//! Timelines are rasterised to pixel rows before drawing, so the file size is bounded by the
-//! picture's resolution, not by the number of ranks or operations.
+//! Each panel has its own time axis, from the job's first I/O to its last, so a job whose
+//! I/O is a few milliseconds of a long run is still visible. Panels are laid out in up to
+//! four columns and at most [`MAX_PANELS`] are drawn, so the picture stays bounded for many
+//! jobs. Each panel is rasterised to its plot's pixels before drawing (one rectangle per run
+//! of pixels of one kind in a row of ranks), so the file size is bounded by the picture's
+//! resolution, not by the number of ranks or operations.
 
-use std::fmt::Write;
+use super::chart::{
+    draw_legend, font, legend_rows, render, time_unit, trim_float, Area, DrawResult, IoKind,
+    LegendEntry, AXIS_FONT, CAPTION_FONT, GRID, LABEL_FONT, LEGEND_ROW,
+};
+use bbsim_engine::Time;
+use plotters::prelude::*;
+
+/// One I/O busy interval of a rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoSpan {
+    /// Rank within the job.
+    pub rank: u32,
+    /// Start (ps).
+    pub start: Time,
+    /// End (ps).
+    pub end: Time,
+    /// Where the I/O went and which way.
+    pub kind: IoKind,
+}
 
 /// One job's I/O intervals, for the timeline plot.
 #[derive(Clone, Debug, Default)]
@@ -13,314 +36,253 @@ pub struct JobTimeline {
     pub name: String,
     /// Number of ranks (the vertical axis, rank 0 at the bottom).
     pub ranks: u32,
-    /// (rank, start ps, end ps) of every I/O operation.
-    pub intervals: Vec<(u32, u64, u64)>,
+    /// Every I/O interval of its ranks.
+    pub intervals: Vec<IoSpan>,
 }
 
-const WIDTH: usize = 900;
-const PLOT_W: usize = 760;
-const LEFT: usize = 90;
-const PANEL_H: usize = 220;
-const ROWS_MAX: usize = 200;
+/// The most job panels drawn; later jobs are left out and the title says so.
+pub const MAX_PANELS: usize = 32;
 
-pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-/// A "nice" tick step for an axis spanning `span` units.
-pub(crate) fn tick_step(span: f64) -> f64 {
-    if span <= 0.0 {
-        return 1.0;
-    }
-    let raw = span / 6.0;
-    let mag = 10f64.powf(raw.log10().floor());
-    for m in [1.0, 2.0, 5.0, 10.0] {
-        if raw <= m * mag {
-            return m * mag;
-        }
-    }
-    10.0 * mag
-}
-
-/// Chooses a time unit for an axis ending at `max_ps`.
-pub(crate) fn time_unit(max_ps: u64) -> (&'static str, f64) {
-    if max_ps >= 10_000_000_000_000 {
-        ("s", 1e12)
-    } else if max_ps >= 10_000_000_000 {
-        ("ms", 1e9)
-    } else if max_ps >= 10_000_000 {
-        ("us", 1e6)
-    } else {
-        ("ns", 1e3)
-    }
-}
-
-/// Renders per-rank I/O phases for each job, one panel per job, on a common time axis
-/// (from 0 to the last interval's end; intervals in picoseconds).
-pub fn timeline_svg(title: &str, jobs: &[JobTimeline]) -> String {
-    let t_max = jobs
+/// Renders per-rank I/O for each job, one panel per job on its own time axis. `offset` (ps)
+/// is the simulated time of the intervals' time 0 (the panels name each job's first I/O in
+/// simulated time).
+pub fn timeline_svg(title: &str, jobs: &[JobTimeline], offset: Time) -> String {
+    let shown = &jobs[..jobs.len().min(MAX_PANELS)];
+    let n = shown.len().max(1);
+    let cols = match n {
+        1..=3 => 1,
+        4..=8 => 2,
+        _ => 4,
+    };
+    let rows = n.div_ceil(cols) as u32;
+    let width: u32 = match cols {
+        1 => 1000,
+        2 => 1300,
+        _ => 1600,
+    };
+    let panel_h: u32 = match (n, rows) {
+        (1..=3, _) => 280,
+        (_, 0..=4) => 240,
+        _ => 190,
+    };
+    let mut kinds: Vec<IoKind> = shown
         .iter()
-        .flat_map(|j| j.intervals.iter().map(|i| i.2))
-        .max()
-        .unwrap_or(1)
-        .max(1);
-    let panels = jobs.len().max(1);
-    let height = 50 + panels * (PANEL_H + 40) + 20;
-    let mut s = String::new();
-    svg_open(&mut s, WIDTH, height, title);
-    for (p, job) in jobs.iter().enumerate() {
-        let top = 50 + p * (PANEL_H + 40);
-        let _ = writeln!(
-            s,
-            r#"<text x="{LEFT}" y="{}" font-size="13">{} ({} ranks)</text>"#,
-            top - 6,
-            esc(&job.name),
-            job.ranks
-        );
-        let _ = writeln!(
-            s,
-            r##"<rect x="{LEFT}" y="{top}" width="{PLOT_W}" height="{PANEL_H}" fill="#f7f7f7" stroke="#999"/>"##
-        );
-        panel_rows(&mut s, &Raster::of(job, t_max), top);
-        panel_axes(&mut s, job, top, t_max);
-    }
-    s.push_str("</svg>\n");
-    s
+        .flat_map(|j| j.intervals.iter().map(|i| i.kind))
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    let legend: Vec<LegendEntry> = kinds
+        .iter()
+        .map(|k| LegendEntry::square(k.label(), k.colour()))
+        .collect();
+    let legend_h = legend_rows(&legend, width - 40).max(1) * LEGEND_ROW;
+    let height = 50 + legend_h + 10 + rows * panel_h + 10;
+    let title = if jobs.len() > shown.len() {
+        format!("{title} (first {} of {} jobs)", shown.len(), jobs.len())
+    } else {
+        title.to_string()
+    };
+    render(width, height, &title, |area| {
+        let (legend_area, rest) = area.split_vertically(legend_h + 10);
+        draw_legend(&legend_area.margin(0, 0, 20, 20), &legend)?;
+        let panels = rest.margin(0, 10, 0, 0).split_evenly((rows as usize, cols));
+        for (job, panel) in shown.iter().zip(&panels) {
+            job_panel(panel, job, offset)?;
+        }
+        Ok(())
+    })
 }
 
-/// Opens an SVG picture `width` by `height` px: white background, `title` centred on top.
-pub(crate) fn svg_open(s: &mut String, width: usize, height: usize, title: &str) {
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="24" font-size="16" text-anchor="middle">{}</text>"#,
-        width / 2,
-        esc(title)
-    );
+/// Draws one job's panel: ranks against time since its first I/O.
+fn job_panel(area: &Area, job: &JobTimeline, offset: Time) -> DrawResult {
+    let t0 = job.intervals.iter().map(|i| i.start).min().unwrap_or(0);
+    let t1 = job.intervals.iter().map(|i| i.end).max().unwrap_or(t0);
+    let span = (t1 - t0).max(1);
+    let (unit, div) = time_unit(span);
+    let caption = if job.intervals.is_empty() {
+        format!("{} ({} ranks): no I/O", job.name, job.ranks)
+    } else {
+        let at = offset + t0;
+        let (u, d) = if at == 0 { ("s", 1e12) } else { time_unit(at) };
+        format!(
+            "{} ({} ranks), first I/O at {} {u}",
+            job.name,
+            job.ranks,
+            trim_float(at as f64 / d)
+        )
+    };
+    let ranks = job.ranks.max(1);
+    let mut chart = ChartBuilder::on(&area.margin(6, 6, 10, 18))
+        .caption(caption, font(CAPTION_FONT))
+        .x_label_area_size(44)
+        .y_label_area_size(62)
+        .build_cartesian_2d(0f64..span as f64 / div, 0f64..f64::from(ranks))?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(GRID)
+        .x_labels(6)
+        .y_labels(5)
+        .x_label_formatter(&|v| trim_float(*v))
+        .y_label_formatter(&|v| format!("{}", v.floor() as u64))
+        .x_desc(format!("time since the job's first I/O ({unit})"))
+        .y_desc("rank")
+        .axis_desc_style(font(AXIS_FONT))
+        .label_style(font(LABEL_FONT))
+        .draw()?;
+    let plot = chart.plotting_area().strip_coord_spec();
+    let (w, h) = plot.dim_in_pixel();
+    let raster = Raster::of(job, t0, span, w as usize, (h as usize).min(ranks as usize));
+    raster.draw(&plot, h)
 }
 
-/// One job's intervals rasterised to pixel rows: one bit per (row, pixel column), ranks
-/// folded onto at most [`ROWS_MAX`] rows.
+/// One job's intervals rasterised to pixels: the kind drawn in each (row, pixel column),
+/// ranks folded onto `rows` rows.
 struct Raster {
-    /// Pixel rows.
+    /// Pixel columns.
+    cols: usize,
+    /// Rows of ranks (rank 0's row first).
     rows: usize,
-    /// `rows * PLOT_W` bits, row by row, rank 0's row first.
-    grid: Vec<bool>,
+    /// `rows * cols` cells, row by row.
+    grid: Vec<Option<IoKind>>,
 }
 
 impl Raster {
-    /// Rasterises `job` on a time axis from 0 to `t_max` ps.
-    fn of(job: &JobTimeline, t_max: u64) -> Self {
+    /// Rasterises `job`'s intervals on a time axis from `t0` to `t0 + span` ps.
+    fn of(job: &JobTimeline, t0: Time, span: Time, cols: usize, rows: usize) -> Self {
+        let (cols, rows) = (cols.max(1), rows.max(1));
         let ranks = job.ranks.max(1) as usize;
-        let rows = ranks.min(ROWS_MAX);
-        let mut grid = vec![false; rows * PLOT_W];
-        for &(rank, a, b) in &job.intervals {
-            let row = (rank as usize).min(ranks - 1) * rows / ranks;
-            let x0 = ((a as f64 / t_max as f64) * PLOT_W as f64) as usize;
-            let x1 = (((b as f64 / t_max as f64) * PLOT_W as f64).ceil() as usize)
-                .max(x0 + 1)
-                .min(PLOT_W);
-            for x in x0.min(PLOT_W - 1)..x1 {
-                grid[row * PLOT_W + x] = true;
+        let mut grid: Vec<Option<IoKind>> = vec![None; rows * cols];
+        let px = |t: Time| (t - t0) as f64 / span as f64 * cols as f64;
+        for iv in &job.intervals {
+            let row = (iv.rank as usize).min(ranks - 1) * rows / ranks;
+            let x0 = (px(iv.start) as usize).min(cols - 1);
+            let x1 = (px(iv.end).ceil() as usize).clamp(x0 + 1, cols);
+            for cell in &mut grid[row * cols + x0..row * cols + x1] {
+                // Where kinds share a pixel, the first in legend order shows.
+                *cell = Some(cell.map_or(iv.kind, |k| k.min(iv.kind)));
             }
         }
-        Raster { rows, grid }
+        Raster { cols, rows, grid }
     }
-}
 
-/// Draws a panel's rasterised rows (highest rank on top) as one rectangle per run of set
-/// pixels; the panel's top edge is at `top` px.
-fn panel_rows(s: &mut String, raster: &Raster, top: usize) {
-    let Raster { rows, grid } = raster;
-    let row_h = PANEL_H as f64 / *rows as f64;
-    for row in 0..*rows {
-        // Highest rank on top.
-        let y = top as f64 + PANEL_H as f64 - (row + 1) as f64 * row_h;
-        let mut x = 0;
-        while x < PLOT_W {
-            if grid[row * PLOT_W + x] {
+    /// Draws the raster on `plot` (pixel coordinates, `height` px high), highest rank on top,
+    /// one rectangle per run of cells of one kind.
+    fn draw(&self, plot: &Area, height: u32) -> DrawResult {
+        let h = height as usize;
+        for row in 0..self.rows {
+            let y1 = (h - row * h / self.rows) as i32;
+            let y0 = (h - (row + 1) * h / self.rows) as i32;
+            let cells = &self.grid[row * self.cols..(row + 1) * self.cols];
+            let mut x = 0;
+            while x < self.cols {
+                let Some(kind) = cells[x] else {
+                    x += 1;
+                    continue;
+                };
                 let start = x;
-                while x < PLOT_W && grid[row * PLOT_W + x] {
+                while x < self.cols && cells[x] == Some(kind) {
                     x += 1;
                 }
-                let _ = writeln!(
-                    s,
-                    r##"<rect x="{}" y="{y:.2}" width="{}" height="{:.2}" fill="#1f77b4"/>"##,
-                    LEFT + start,
-                    x - start,
-                    row_h.max(0.5)
-                );
-            } else {
-                x += 1;
+                plot.draw(&Rectangle::new(
+                    [(start as i32, y0), (x as i32, y1.max(y0 + 1))],
+                    kind.colour().filled(),
+                ))?;
             }
         }
+        Ok(())
     }
-}
-
-/// Draws a panel's axes: rank labels and time ticks in a unit chosen for `t_max` ps.
-fn panel_axes(s: &mut String, job: &JobTimeline, top: usize, t_max: u64) {
-    let (unit, div) = time_unit(t_max);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="{}" text-anchor="end">0</text><text x="{}" y="{}" text-anchor="end">{}</text>"#,
-        LEFT - 4,
-        top + PANEL_H,
-        LEFT - 4,
-        top + 10,
-        job.ranks.saturating_sub(1)
-    );
-    let _ = writeln!(
-        s,
-        r#"<text x="18" y="{}" transform="rotate(-90 18 {})" text-anchor="middle">rank</text>"#,
-        top + PANEL_H / 2,
-        top + PANEL_H / 2
-    );
-    time_axis(
-        s,
-        (LEFT, PLOT_W),
-        top + PANEL_H,
-        t_max as f64 / div,
-        &format!("time ({unit})"),
-    );
-}
-
-/// Draws a horizontal time axis under a plot: ticks from 0 to `span` (in the axis unit) over
-/// the `(left, width)` px of the plot, whose bottom edge is at `bottom` px, and `label` below.
-pub(crate) fn time_axis(
-    s: &mut String,
-    (left, width): (usize, usize),
-    bottom: usize,
-    span: f64,
-    label: &str,
-) {
-    let step = tick_step(span);
-    let mut v = 0.0;
-    while v <= span + 1e-9 {
-        let x = left as f64 + v / span * width as f64;
-        let _ = writeln!(
-            s,
-            r##"<line x1="{x:.1}" y1="{bottom}" x2="{x:.1}" y2="{}" stroke="#999"/><text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"##,
-            bottom + 4,
-            bottom + 16,
-            trim_float(v)
-        );
-        v += step;
-    }
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
-        left + width / 2,
-        bottom + 32,
-        esc(label)
-    );
-}
-
-pub(crate) fn trim_float(v: f64) -> String {
-    let t = format!("{v:.3}");
-    t.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-/// Width allowed per label character in bar charts (px, 12 px sans-serif).
-const LABEL_CHAR_PX: usize = 7;
-
-/// Renders a horizontal bar chart: one bar per label, bar lengths proportional to the values
-/// (the largest spans the plot), each value written after its bar with `unit`.
-pub fn bar_svg(title: &str, unit: &str, bars: &[(String, f64)]) -> String {
-    let n = bars.len().max(1);
-    let bar_h = 22;
-    // Room for the longest label at 12 px sans-serif (about 7 px per character), at least
-    // 260 px, so that long labels (e.g. "apart from ior (same nodes) | grouped | 20us") are
-    // not cut off at the left edge.
-    let longest = bars.iter().map(|b| b.0.chars().count()).max().unwrap_or(0);
-    let label_w = (longest * LABEL_CHAR_PX + 16).max(260);
-    let plot_w = 560;
-    let height = 60 + n * (bar_h + 6) + 30;
-    let max = bars
-        .iter()
-        .map(|b| b.1)
-        .fold(0.0f64, f64::max)
-        .max(f64::MIN_POSITIVE);
-    let mut s = String::new();
-    svg_open(&mut s, label_w + plot_w + 100, height, title);
-    for (i, (label, v)) in bars.iter().enumerate() {
-        let y = 50 + i * (bar_h + 6);
-        let w = (v / max * plot_w as f64).max(0.0);
-        let _ = writeln!(
-            s,
-            r##"<text x="{}" y="{}" text-anchor="end">{}</text><rect x="{label_w}" y="{y}" width="{w:.1}" height="{bar_h}" fill="#ff7f0e"/><text x="{:.1}" y="{}">{} {}</text>"##,
-            label_w - 6,
-            y + 15,
-            esc(label),
-            label_w as f64 + w + 4.0,
-            y + 15,
-            trim_float(*v),
-            esc(unit)
-        );
-    }
-    s.push_str("</svg>\n");
-    s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::chart::svg_texts;
+
+    fn job(name: &str, ranks: u32, spans: &[(u32, Time, Time, IoKind)]) -> JobTimeline {
+        JobTimeline {
+            name: name.into(),
+            ranks,
+            intervals: spans
+                .iter()
+                .map(|&(rank, start, end, kind)| IoSpan {
+                    rank,
+                    start,
+                    end,
+                    kind,
+                })
+                .collect(),
+        }
+    }
 
     #[test]
     fn timeline_is_bounded_and_well_formed() {
-        let mut job = JobTimeline {
-            name: "GTC <big>".into(),
-            ranks: 30_000,
-            intervals: Vec::new(),
-        };
-        for r in 0..30_000u32 {
-            job.intervals.push((
-                r,
-                u64::from(r) * 1_000_000,
-                u64::from(r) * 1_000_000 + 5_000_000_000,
-            ));
-        }
-        let svg = timeline_svg("test", &[job]);
+        let spans: Vec<(u32, Time, Time, IoKind)> = (0..30_000u32)
+            .map(|r| {
+                let a = u64::from(r) * 1_000_000;
+                (r, a, a + 5_000_000_000, IoKind::BbWrite)
+            })
+            .collect();
+        let svg = timeline_svg("test", &[job("GTC <big>", 30_000, &spans)], 0);
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-        assert!(svg.contains("GTC &lt;big&gt;"));
+        assert!(svg.contains("GTC &lt;big&gt; (30000 ranks)"), "{svg}");
         assert!(svg.len() < 2_000_000, "{} bytes", svg.len());
         assert!(svg.matches("<rect").count() > 100);
     }
 
+    /// Each job gets its own axis: a job whose I/O lasts microseconds late in the run is
+    /// drawn across its panel, in microseconds.
     #[test]
-    fn bars_scale_to_the_largest() {
-        let svg = bar_svg("hops", "hops", &[("a".into(), 2.0), ("b".into(), 4.0)]);
-        assert!(svg.contains(r#"width="560.0""#));
-        assert!(svg.contains(r#"width="280.0""#));
+    fn panels_have_their_own_time_axis_and_a_legend() {
+        let a = job("long", 4, &[(0, 0, 2_000_000_000_000, IoKind::PfsWrite)]);
+        let b = job(
+            "short",
+            2,
+            &[
+                (0, 5_000_000_000_000, 5_000_004_000_000, IoKind::BbWrite),
+                (1, 5_000_000_000_000, 5_000_002_000_000, IoKind::LocalRead),
+            ],
+        );
+        let svg = timeline_svg("t", &[a, b], 1_000_000_000_000);
+        let texts = svg_texts(&svg);
+        for label in [
+            "time since the job's first I/O (s)",
+            "time since the job's first I/O (us)",
+            "long (4 ranks), first I/O at 1 s",
+            "short (2 ranks), first I/O at 6 s",
+            "PFS write",
+            "BB write",
+            "node-local read",
+            "rank",
+        ] {
+            assert!(texts.iter().any(|t| t == label), "{label}: {texts:?}");
+        }
+        assert!(
+            !texts.iter().any(|t| t == "BB read"),
+            "only the kinds present"
+        );
     }
 
-    /// A long label widens the label column so that it starts inside the image: the bars
-    /// start right of the label's estimated width, and short labels keep the 260 px column.
+    /// Many jobs stay within a bounded picture and draw at most `MAX_PANELS` panels.
     #[test]
-    fn long_bar_labels_fit() {
-        let bar_x = |svg: &str| -> usize {
-            let i = svg.find("<rect x=\"").expect("a bar") + 9;
+    fn many_jobs_fit_a_bounded_picture() {
+        let jobs: Vec<JobTimeline> = (0..40)
+            .map(|j| job(&format!("job{j}"), 8, &[(1, 0, 1_000_000, IoKind::BbRead)]))
+            .collect();
+        let svg = timeline_svg("many", &jobs[..16], 0);
+        let height = |svg: &str| -> u32 {
+            let i = svg.find("height=\"").expect("height") + 8;
             svg[i..i + svg[i..].find('"').expect("quote")]
                 .parse()
-                .expect("x")
+                .expect("px")
         };
-        let short = bar_svg("t", "s", &[("alone | grouped | 20us".into(), 1.0)]);
-        assert_eq!(bar_x(&short), 260);
-        let label = "apart from gtc+s3d (same nodes) | node-local | 45us";
-        let long = bar_svg("t", "s", &[(label.into(), 1.0), ("x".into(), 2.0)]);
-        assert!(bar_x(&long) >= label.len() * 7 + 6, "{}", bar_x(&long));
-        assert!(long.contains(&format!(r#"width="{}""#, bar_x(&long) + 560 + 100)));
-    }
-
-    #[test]
-    fn ticks_are_nice() {
-        assert_eq!(tick_step(10.0), 2.0);
-        assert_eq!(tick_step(1.0), 0.2);
-        assert_eq!(time_unit(5_000_000_000_000), ("ms", 1e9));
+        assert!(height(&svg) <= 1100, "{}", height(&svg));
+        let svg = timeline_svg("many", &jobs, 0);
+        let texts = svg_texts(&svg);
+        assert_eq!(texts[0], "many (first 32 of 40 jobs)");
+        assert!(texts.iter().any(|t| t.starts_with("job31 (8 ranks)")));
+        assert!(!texts.iter().any(|t| t.starts_with("job32 ")));
+        assert!(height(&svg) <= 1800, "{}", height(&svg));
     }
 }

@@ -6,7 +6,8 @@
 //! quotes and line breaks, and rows may have fewer cells than the header (missing cells read
 //! as empty).
 
-use super::plot::JobTimeline;
+use super::chart::IoKind;
+use super::plot::{IoSpan, JobTimeline};
 use bbsim_engine::Time;
 use csv::StringRecord;
 use std::collections::HashMap;
@@ -118,11 +119,11 @@ impl RunTimeline {
         let t0 = self.first_io;
         for j in &mut self.jobs {
             if let Some(w) = window {
-                j.intervals.retain(|iv| iv.1 - t0 <= w);
+                j.intervals.retain(|iv| iv.start - t0 <= w);
             }
             for iv in &mut j.intervals {
-                iv.1 -= t0;
-                iv.2 -= t0;
+                iv.start -= t0;
+                iv.end -= t0;
             }
         }
         self.jobs
@@ -164,14 +165,16 @@ impl Jobs {
     }
 
     /// Adds every operation of a `timeline.csv` (read from `input`, named `path` in
-    /// messages) to its job; a rank beyond the job's count raises it. Returns the first I/O
-    /// start (ps).
+    /// messages) to its job, with its kind from the `op` and `target` columns (not recorded
+    /// where the file has none); a rank beyond the job's count raises it. Returns the first
+    /// I/O start (ps).
     fn add_operations<R: std::io::Read>(&mut self, input: R, path: &Path) -> Result<Time, String> {
         let mut recs = records(input, path, None);
         let header = header(&mut recs, path)?;
         let col = |name: &str| column(&header, name, path);
         let (c_job, c_rank, c_start, c_end) =
             (col("job")?, col("rank")?, col("start_s")?, col("end_s")?);
+        let (c_op, c_target) = (col("op").ok(), col("target").ok());
         let mut t0 = Time::MAX;
         for rec in recs {
             let (line, rec) = rec?;
@@ -186,7 +189,16 @@ impl Jobs {
             let i = self.get(cell(&rec, c_job));
             let j = &mut self.list[i];
             j.ranks = j.ranks.max(rank + 1);
-            j.intervals.push((rank, start, end.max(start)));
+            let kind = match (c_op, c_target) {
+                (Some(o), Some(t)) => IoKind::of(cell(&rec, o) == "write", cell(&rec, t)),
+                _ => IoKind::Unrecorded,
+            };
+            j.intervals.push(IoSpan {
+                rank,
+                start,
+                end: end.max(start),
+                kind,
+            });
             t0 = t0.min(start);
         }
         if t0 == Time::MAX {
@@ -220,6 +232,8 @@ pub struct MeansQuery {
 pub struct LabelMean {
     /// The label columns' values joined with ` | `.
     pub label: String,
+    /// The label columns' values, one per column.
+    pub parts: Vec<String>,
     /// The mean of the value column over the label's rows.
     pub mean: f64,
     /// How many rows were averaged.
@@ -288,6 +302,7 @@ pub fn column_means(text: &str, q: &MeansQuery, file: &Path) -> Result<Vec<Label
                 order,
                 LabelMean {
                     label,
+                    parts: key,
                     mean: sum / rows as f64,
                     rows,
                 },
@@ -363,10 +378,16 @@ mod tests {
         assert_eq!((jobs.list[0].name.as_str(), jobs.list[0].ranks), ("a,b", 2));
         assert_eq!(
             jobs.list[0].intervals,
-            vec![(1, 2_000_000_000_000, 3_500_000_000_000)]
+            vec![IoSpan {
+                rank: 1,
+                start: 2_000_000_000_000,
+                end: 3_500_000_000_000,
+                kind: IoKind::PfsWrite
+            }]
         );
         // An end before the start reads as the start.
-        assert_eq!(jobs.list[1].intervals[0].2, 1_500_000_000_000);
+        assert_eq!(jobs.list[1].intervals[0].end, 1_500_000_000_000);
+        assert_eq!(jobs.list[1].intervals[0].kind, IoKind::PfsRead);
         let e = jobs
             .add_operations(
                 "job,rank,start_s,end_s\nx,r,1,2\n".as_bytes(),

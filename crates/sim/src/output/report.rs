@@ -9,10 +9,9 @@ use super::collect::{
     secs, secs_f, Conservation, DeviceRow, JobSummary, LinkRow, ReservationRow, Results, ServerRow,
 };
 use super::cost::Cost;
+use super::figures::figures;
 use super::files::OutputSet;
-use super::occupancy_plot::occupancy_svg;
 use super::phases::phases_line;
-use super::plot::{bar_svg, timeline_svg, JobTimeline};
 use crate::lower::machine::MachineSummary;
 use crate::scenario::Scenario;
 use crate::units::{human_bandwidth, human_bytes};
@@ -201,7 +200,7 @@ pub fn render(
         scenario,
     };
     let svgs = if scenario.outputs.plots {
-        plots(&scenario.name, r)
+        figures(&scenario.name, r)
     } else {
         Vec::new()
     };
@@ -263,85 +262,6 @@ fn summary_json(body: &Summary<'_>, digest: u64, stats: &RunStats) -> String {
         );
     }
     serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
-}
-
-/// The run's SVG plots, (file name, text) in writing order: `timeline.svg`, `hops.svg`,
-/// `utilisation.svg` and, with burst-buffer devices, `occupancy.svg`.
-fn plots(name: &str, r: &Results) -> Vec<(&'static str, String)> {
-    let panels: Vec<JobTimeline> = r
-        .jobs
-        .iter()
-        .enumerate()
-        .map(|(j, js)| JobTimeline {
-            name: js.name.clone(),
-            ranks: js.ranks,
-            intervals: r.busy.get(j).map_or_else(Vec::new, |b| {
-                b.iter().map(|&(rank, a, z, _)| (rank, a, z)).collect()
-            }),
-        })
-        .collect();
-    let hop_bars: Vec<(String, f64)> = r
-        .jobs
-        .iter()
-        .map(|j| (j.name.clone(), j.avg_hops))
-        .collect();
-    let mut svgs = vec![
-        (
-            "timeline.svg",
-            timeline_svg(&format!("{name}: per-rank I/O phases"), &panels),
-        ),
-        (
-            "hops.svg",
-            bar_svg(
-                "Average request-path router hops per I/O operation",
-                "hops",
-                &hop_bars,
-            ),
-        ),
-        (
-            "utilisation.svg",
-            bar_svg(
-                "Utilisation over the simulated period",
-                "%",
-                &utilisation_bars(r),
-            ),
-        ),
-    ];
-    if !r.capacity.is_empty() {
-        svgs.push((
-            "occupancy.svg",
-            occupancy_svg(
-                &format!("{name}: burst-buffer occupancy"),
-                &r.capacity,
-                r.last_activity,
-            ),
-        ));
-    }
-    svgs
-}
-
-/// The bars of `utilisation.svg` (percent): each link class's mean busy fraction, then the
-/// mean and busiest device of each SSD kind present.
-fn utilisation_bars(r: &Results) -> Vec<(String, f64)> {
-    let mut util: Vec<(String, f64)> = r
-        .links
-        .iter()
-        .map(|l| (format!("links: {}", l.class), l.utilisation * 100.0))
-        .collect();
-    for (kind, what) in [
-        ("bb-server", "bb-server SSDs"),
-        ("bb-array", "bb-server SSD arrays"),
-        ("node-local", "node-local SSDs"),
-    ] {
-        let ds: Vec<&DeviceRow> = r.devices.iter().filter(|d| d.kind == kind).collect();
-        if !ds.is_empty() {
-            let mean = ds.iter().map(|d| d.utilisation).sum::<f64>() / ds.len() as f64;
-            let max = ds.iter().map(|d| d.utilisation).fold(0.0, f64::max);
-            util.push((format!("{what} (mean)"), mean * 100.0));
-            util.push((format!("{what} (busiest)"), max * 100.0));
-        }
-    }
-    util
 }
 
 /// Writes the rendered files atomically into `out`.

@@ -3,8 +3,9 @@
 
 use super::metrics::{fmt_value, Target};
 use super::{Dim, Tried};
-use crate::output::plot::{esc, svg_open, tick_step, trim_float};
+use crate::output::chart::trim_float;
 use crate::output::report::csv_field;
+use crate::output::svg_text::{esc, svg_open, tick_step};
 use std::fmt::Write as _;
 
 /// The text of `sizing.csv`: `design,dir`, the dimensions' keys, `cost_usd` (US$), one
