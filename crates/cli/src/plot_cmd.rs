@@ -12,7 +12,7 @@
 //! Tables are read with the `csv` crate (`bbsim_sim::output::readback`).
 
 use bbsim_sim::output::bars::BarChart;
-use bbsim_sim::output::chart::column_axis_label;
+use bbsim_sim::output::chart::{column_axis_label, column_unit};
 use bbsim_sim::output::plot::timeline_svg;
 use bbsim_sim::output::readback::{column_means, LabelMean, MeansQuery, RunTimeline};
 use bbsim_sim::output::scatter::Scatter;
@@ -216,10 +216,16 @@ fn bars(a: &BarsArgs) -> Result<(), String> {
         let gi = groups.iter().position(|x| *x == g).unwrap_or(0);
         values[ci][gi] = Some(m.mean * a.scale);
     }
-    let mut axis = format!("mean {}", column_axis_label(&a.value, &a.unit));
-    if a.unit.is_empty() && a.scale != 1.0 {
-        axis = format!("mean {} x {}", a.value, a.scale);
-    }
+    // Without --unit, the column's own unit, unless --scale changed it.
+    let unit = match (a.unit.as_str(), a.scale == 1.0) {
+        ("", true) => column_unit(&a.value).unwrap_or("").to_string(),
+        (u, _) => u.to_string(),
+    };
+    let axis = if unit.is_empty() && a.scale != 1.0 {
+        format!("mean {} x {}", a.value, a.scale)
+    } else {
+        format!("mean {}", column_axis_label(&a.value, &unit))
+    };
     let title = a.title.clone().unwrap_or_else(|| {
         let by = a.label.join(", ");
         match &a.group {
@@ -230,7 +236,7 @@ fn bars(a: &BarsArgs) -> Result<(), String> {
     let chart = BarChart {
         title,
         axis,
-        unit: a.unit.clone(),
+        unit,
         categories,
         groups: if a.group.is_some() {
             groups

@@ -190,7 +190,11 @@ fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
                         "timeline.svg",
                         "hops.svg",
                         "utilisation.svg",
+                        "occupancy.svg",
                     ] {
+                        if f == "occupancy.svg" && !ref_out.join(f).exists() {
+                            continue;
+                        }
                         assert!(
                             std::fs::read(ref_out.join(f)).expect(f)
                                 == std::fs::read(out.join(f)).expect(f),

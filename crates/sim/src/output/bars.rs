@@ -124,13 +124,14 @@ impl BarChart {
     }
 }
 
-/// A round axis end at or above `max` (1, 2, 2.5 or 5 times a power of ten; 1 for nothing).
+/// A round axis end a little above `max` (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power
+/// of ten; 1 for nothing).
 pub(crate) fn nice_ceiling(max: f64) -> f64 {
     if !(max.is_finite() && max > 0.0) {
         return 1.0;
     }
     let mag = 10f64.powf(max.log10().floor());
-    [1.0, 2.0, 2.5, 5.0, 10.0]
+    [1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
         .into_iter()
         .map(|m| m * mag)
         .find(|&v| v >= max * 1.0001)
@@ -185,7 +186,8 @@ mod tests {
         let (a, b) = (w[w.len() - 2], w[w.len() - 1]);
         assert!((b - 2 * a).abs() <= 1, "{w:?}");
         assert_eq!(nice_ceiling(4.0), 5.0);
-        assert_eq!(nice_ceiling(100.0), 200.0);
+        assert_eq!(nice_ceiling(100.0), 120.0);
+        assert_eq!(nice_ceiling(5.25), 6.0);
         assert_eq!(nice_ceiling(0.0), 1.0);
     }
 

@@ -95,7 +95,8 @@ pub enum IoKind {
     LocalRead,
     /// Read served by the client's read cache.
     CacheRead,
-    /// I/O whose target was not recorded (the run wrote no `timeline.csv`).
+    /// I/O whose target was not recorded (the run kept no per-operation timeline) or is
+    /// not one of the above.
     Unrecorded,
 }
 
@@ -114,9 +115,13 @@ impl IoKind {
     ];
 
     /// The kind of an operation from its direction and its `timeline.csv` target
-    /// (`local-ssd`, `bb:<servers>`, `bb:<servers>+pfs-spill`, `pfs`, `cache`, `none`).
-    pub fn of(write: bool, target: &str) -> IoKind {
-        match (write, target) {
+    /// (`local-ssd`, `bb:<servers>`, `bb:<servers>+pfs-spill`, `pfs`, `cache`); `None` for
+    /// `none`, an operation that moved no bytes.
+    pub fn of(write: bool, target: &str) -> Option<IoKind> {
+        if target == "none" {
+            return None;
+        }
+        Some(match (write, target) {
             (true, t) if t.starts_with("bb:") && t.ends_with("+pfs-spill") => IoKind::SpillWrite,
             (true, t) if t.starts_with("bb:") => IoKind::BbWrite,
             (false, t) if t.starts_with("bb:") => IoKind::BbRead,
@@ -126,7 +131,7 @@ impl IoKind {
             (false, "local-ssd") => IoKind::LocalRead,
             (false, "cache") => IoKind::CacheRead,
             _ => IoKind::Unrecorded,
-        }
+        })
     }
 
     /// Its legend label.
@@ -328,23 +333,28 @@ pub(crate) fn draw_legend(area: &Area, entries: &[LegendEntry]) -> DrawResult {
     Ok(())
 }
 
-/// An axis title for CSV column `col`, with the unit its name ends in (`_s` seconds, `_usd`
-/// US dollars, `_pct` percent, `_Bps` bytes per second, `_bytes` bytes) unless `unit` gives
-/// one.
-pub fn column_axis_label(col: &str, unit: &str) -> String {
-    if !unit.is_empty() {
-        return format!("{col} ({unit})");
-    }
-    let known = [
+/// The unit a CSV column's name ends in: `_s` seconds, `_usd` US dollars, `_pct` percent,
+/// `_Bps` bytes per second, `_bytes` bytes.
+pub fn column_unit(col: &str) -> Option<&'static str> {
+    [
         ("_s", "s"),
         ("_usd", "US$"),
         ("_pct", "%"),
         ("_Bps", "B/s"),
         ("_bytes", "B"),
-    ];
-    match known.iter().find(|(suffix, _)| col.ends_with(suffix)) {
-        Some((_, u)) => format!("{col} ({u})"),
-        None => col.to_string(),
+    ]
+    .into_iter()
+    .find(|(suffix, _)| col.ends_with(suffix))
+    .map(|(_, u)| u)
+}
+
+/// An axis title for CSV column `col`: with `unit`, or else the unit its name ends in
+/// ([`column_unit`]).
+pub fn column_axis_label(col: &str, unit: &str) -> String {
+    match (unit, column_unit(col)) {
+        ("", None) => col.to_string(),
+        ("", Some(u)) => format!("{col} ({u})"),
+        (u, _) => format!("{col} ({u})"),
     }
 }
 
@@ -387,13 +397,14 @@ mod tests {
 
     #[test]
     fn targets_map_to_kinds() {
-        assert_eq!(IoKind::of(true, "bb:3+4"), IoKind::BbWrite);
-        assert_eq!(IoKind::of(true, "bb:3+pfs-spill"), IoKind::SpillWrite);
-        assert_eq!(IoKind::of(false, "bb:3"), IoKind::BbRead);
-        assert_eq!(IoKind::of(false, "pfs"), IoKind::PfsRead);
-        assert_eq!(IoKind::of(true, "local-ssd"), IoKind::LocalWrite);
-        assert_eq!(IoKind::of(false, "cache"), IoKind::CacheRead);
-        assert_eq!(IoKind::of(true, "none"), IoKind::Unrecorded);
+        assert_eq!(IoKind::of(true, "bb:3+4"), Some(IoKind::BbWrite));
+        assert_eq!(IoKind::of(true, "bb:3+pfs-spill"), Some(IoKind::SpillWrite));
+        assert_eq!(IoKind::of(false, "bb:3"), Some(IoKind::BbRead));
+        assert_eq!(IoKind::of(false, "pfs"), Some(IoKind::PfsRead));
+        assert_eq!(IoKind::of(true, "local-ssd"), Some(IoKind::LocalWrite));
+        assert_eq!(IoKind::of(false, "cache"), Some(IoKind::CacheRead));
+        assert_eq!(IoKind::of(true, "none"), None);
+        assert_eq!(IoKind::of(true, "tape"), Some(IoKind::Unrecorded));
         let colours: std::collections::BTreeSet<(u8, u8, u8)> = IoKind::ALL
             .iter()
             .map(|k| {

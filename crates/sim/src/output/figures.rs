@@ -33,8 +33,8 @@ pub fn figures(name: &str, r: &Results) -> Vec<(&'static str, String)> {
     svgs
 }
 
-/// Each job's I/O intervals: its operations with their targets when the run kept them
-/// (`outputs.timeline`), otherwise its ranks' busy intervals without a target.
+/// Each job's I/O intervals: its operations that moved bytes, with their targets, when the
+/// run kept them (`outputs.timeline`), otherwise its ranks' busy intervals without a target.
 fn timelines(r: &Results) -> Vec<JobTimeline> {
     let mut jobs: Vec<JobTimeline> = r
         .jobs
@@ -61,14 +61,17 @@ fn timelines(r: &Results) -> Vec<JobTimeline> {
         }
     } else {
         for t in &r.timeline {
-            if let Some(job) = jobs.get_mut(t.job as usize) {
-                job.intervals.push(IoSpan {
-                    rank: t.rank,
-                    start: t.start,
-                    end: t.end,
-                    kind: IoKind::of(t.write, &t.target),
-                });
-            }
+            let (Some(job), Some(kind)) =
+                (jobs.get_mut(t.job as usize), IoKind::of(t.write, &t.target))
+            else {
+                continue;
+            };
+            job.intervals.push(IoSpan {
+                rank: t.rank,
+                start: t.start,
+                end: t.end,
+                kind,
+            });
         }
     }
     jobs

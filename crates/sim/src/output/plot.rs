@@ -116,7 +116,7 @@ fn job_panel(area: &Area, job: &JobTimeline, offset: Time) -> DrawResult {
         .caption(caption, font(CAPTION_FONT))
         .x_label_area_size(44)
         .y_label_area_size(62)
-        .build_cartesian_2d(0f64..span as f64 / div, 0f64..f64::from(ranks))?;
+        .build_cartesian_2d(0f64..span as f64 / div, -0.5..f64::from(ranks) - 0.5)?;
     chart
         .configure_mesh()
         .disable_y_mesh()
@@ -125,7 +125,14 @@ fn job_panel(area: &Area, job: &JobTimeline, offset: Time) -> DrawResult {
         .x_labels(6)
         .y_labels(5)
         .x_label_formatter(&|v| trim_float(*v))
-        .y_label_formatter(&|v| format!("{}", v.floor() as u64))
+        .y_label_formatter(&|v| {
+            // Ranks are whole numbers; each rank's row is centred on its tick.
+            if (v - v.round()).abs() < 1e-9 && *v >= 0.0 {
+                format!("{}", v.round() as u64)
+            } else {
+                String::new()
+            }
+        })
         .x_desc(format!("time since the job's first I/O ({unit})"))
         .y_desc("rank")
         .axis_desc_style(font(AXIS_FONT))

@@ -166,8 +166,8 @@ impl Jobs {
 
     /// Adds every operation of a `timeline.csv` (read from `input`, named `path` in
     /// messages) to its job, with its kind from the `op` and `target` columns (not recorded
-    /// where the file has none); a rank beyond the job's count raises it. Returns the first
-    /// I/O start (ps).
+    /// where the file has none; operations that moved no bytes, target `none`, are left
+    /// out); a rank beyond the job's count raises it. Returns the first I/O start (ps).
     fn add_operations<R: std::io::Read>(&mut self, input: R, path: &Path) -> Result<Time, String> {
         let mut recs = records(input, path, None);
         let header = header(&mut recs, path)?;
@@ -189,17 +189,20 @@ impl Jobs {
             let i = self.get(cell(&rec, c_job));
             let j = &mut self.list[i];
             j.ranks = j.ranks.max(rank + 1);
+            t0 = t0.min(start);
             let kind = match (c_op, c_target) {
                 (Some(o), Some(t)) => IoKind::of(cell(&rec, o) == "write", cell(&rec, t)),
-                _ => IoKind::Unrecorded,
+                _ => Some(IoKind::Unrecorded),
             };
-            j.intervals.push(IoSpan {
-                rank,
-                start,
-                end: end.max(start),
-                kind,
-            });
-            t0 = t0.min(start);
+            // Operations that moved no bytes (target `none`) are not drawn.
+            if let Some(kind) = kind {
+                j.intervals.push(IoSpan {
+                    rank,
+                    start,
+                    end: end.max(start),
+                    kind,
+                });
+            }
         }
         if t0 == Time::MAX {
             return Err(format!("{}: no I/O operations", path.display()));
