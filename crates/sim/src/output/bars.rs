@@ -4,7 +4,7 @@
 
 use super::chart::{
     draw_legend, font, left_text, legend_rows, render, right_text, series_colour, text_at,
-    text_width, trim_float, LegendEntry, AXIS_FONT, GRID, LABEL_FONT, LEGEND_ROW,
+    text_width, trim_float, LegendEntry, AXIS_FONT, GRID, LABEL_FONT, LEGEND_ROW, TITLE_FONT,
 };
 use plotters::prelude::*;
 
@@ -46,7 +46,8 @@ impl BarChart {
             .unwrap_or(0)
             .max(60)
             + 16;
-        let width = label_w + PLOT_W + VALUE_ROOM + 20;
+        let width =
+            (label_w + PLOT_W + VALUE_ROOM + 20).max(text_width(&self.title, TITLE_FONT) + 40);
         let legend: Vec<LegendEntry> = if self.groups.len() > 1 {
             self.groups
                 .iter()

@@ -14,7 +14,7 @@ use bbsim_engine::Time;
 use plotters::prelude::*;
 
 /// Devices drawn per kind, fullest first.
-pub const LINES: usize = 6;
+pub const LINES: usize = 8;
 
 const WIDTH: u32 = 1000;
 const PANEL_H: u32 = 330;
@@ -86,10 +86,13 @@ fn legend(devs: &[&CapacityRow]) -> Vec<LegendEntry> {
         })
         .collect();
     if let Some(next) = devs.get(LINES) {
+        let more = match devs.len() - LINES {
+            1 => "1 more device".to_string(),
+            n => format!("{n} more devices"),
+        };
         out.push(LegendEntry::square(
             format!(
-                "{} more devices, not drawn (peaks at most {} %)",
-                devs.len() - LINES,
+                "{more}, not drawn (peaks at most {} %)",
                 trim_float(next.peak_pct)
             ),
             WHITE,
@@ -171,7 +174,8 @@ fn kind_panel(area: &Area, name: &str, devs: &[&CapacityRow], end: Time) -> Draw
             INK.stroke_width(2),
         ))?;
     }
-    for (i, r) in devs.iter().take(LINES).enumerate() {
+    // The fullest device last, so that it is drawn on top.
+    for (i, r) in devs.iter().take(LINES).enumerate().rev() {
         let steps = steps(&r.points, end, |t, b| (t as f64 / td, b as f64 / bd));
         chart.draw_series(LineSeries::new(steps, series_colour(i).stroke_width(2)))?;
     }
@@ -262,7 +266,7 @@ mod tests {
             "BB servers: 9 devices",
             "node-local SSDs: 1 device",
             "BB server 8 (peak 45 %)",
-            "3 more devices, not drawn (peaks at most 15 %)",
+            "1 more device, not drawn (peaks at most 5 %)",
             "capacity per device (2 TB)",
             "capacity per device (800 GB)",
             "node 7 SSD (peak 50 %)",
@@ -273,7 +277,7 @@ mod tests {
             assert!(texts.iter().any(|t| t == text), "{text}: {texts:?}");
         }
         assert!(
-            !texts.iter().any(|t| t.starts_with("BB server 2 ")),
+            !texts.iter().any(|t| t.starts_with("BB server 0 ")),
             "{texts:?}"
         );
     }

@@ -3,7 +3,9 @@
 //! light).
 //!
 //! Each panel has its own time axis, from the job's first I/O to its last, so a job whose
-//! I/O is a few milliseconds of a long run is still visible. Panels are laid out in up to
+//! I/O is a few milliseconds of a long run is still visible: in simulated time where its
+//! tick labels stay short, otherwise in time since the job's first I/O (the caption gives
+//! when that was). Panels are laid out in up to
 //! four columns and at most [`MAX_PANELS`] are drawn, so the picture stays bounded for many
 //! jobs. Each panel is rasterised to its plot's pixels before drawing (one rectangle per run
 //! of pixels of one kind in a row of ranks), so the file size is bounded by the picture's
@@ -99,16 +101,24 @@ fn job_panel(area: &Area, job: &JobTimeline, offset: Time) -> DrawResult {
     let t1 = job.intervals.iter().map(|i| i.end).max().unwrap_or(t0);
     let span = (t1 - t0).max(1);
     let (unit, div) = time_unit(span);
+    // Simulated time on the axis where its tick labels stay short (under 1000 in the span's
+    // unit), so that panels of one run line up; otherwise time since the job's first I/O.
+    let base = offset + t0;
+    let absolute = (base as f64 / div) < 1000.0;
+    let x0 = if absolute { base as f64 / div } else { 0.0 };
     let caption = if job.intervals.is_empty() {
         format!("{} ({} ranks): no I/O", job.name, job.ranks)
     } else {
-        let at = offset + t0;
-        let (u, d) = if at == 0 { ("s", 1e12) } else { time_unit(at) };
+        let (u, d) = if base == 0 {
+            ("s", 1e12)
+        } else {
+            time_unit(base)
+        };
         format!(
             "{} ({} ranks), first I/O at {} {u}",
             job.name,
             job.ranks,
-            trim_float(at as f64 / d)
+            trim_float(base as f64 / d)
         )
     };
     let ranks = job.ranks.max(1);
@@ -116,7 +126,7 @@ fn job_panel(area: &Area, job: &JobTimeline, offset: Time) -> DrawResult {
         .caption(caption, font(CAPTION_FONT))
         .x_label_area_size(44)
         .y_label_area_size(62)
-        .build_cartesian_2d(0f64..span as f64 / div, -0.5..f64::from(ranks) - 0.5)?;
+        .build_cartesian_2d(x0..x0 + span as f64 / div, -0.5..f64::from(ranks) - 0.5)?;
     chart
         .configure_mesh()
         .disable_y_mesh()
@@ -133,7 +143,11 @@ fn job_panel(area: &Area, job: &JobTimeline, offset: Time) -> DrawResult {
                 String::new()
             }
         })
-        .x_desc(format!("time since the job's first I/O ({unit})"))
+        .x_desc(if absolute {
+            format!("simulated time ({unit})")
+        } else {
+            format!("time since the job's first I/O ({unit})")
+        })
         .y_desc("rank")
         .axis_desc_style(font(AXIS_FONT))
         .label_style(font(LABEL_FONT))
@@ -239,7 +253,8 @@ mod tests {
     }
 
     /// Each job gets its own axis: a job whose I/O lasts microseconds late in the run is
-    /// drawn across its panel, in microseconds.
+    /// drawn across its panel, in microseconds since its first I/O; a job whose I/O spans
+    /// seconds from the first second on is drawn in simulated time.
     #[test]
     fn panels_have_their_own_time_axis_and_a_legend() {
         let a = job("long", 4, &[(0, 0, 2_000_000_000_000, IoKind::PfsWrite)]);
@@ -254,7 +269,7 @@ mod tests {
         let svg = timeline_svg("t", &[a, b], 1_000_000_000_000);
         let texts = svg_texts(&svg);
         for label in [
-            "time since the job's first I/O (s)",
+            "simulated time (s)",
             "time since the job's first I/O (us)",
             "long (4 ranks), first I/O at 1 s",
             "short (2 ranks), first I/O at 6 s",
