@@ -32,6 +32,23 @@ pub enum PlotCommand {
     Pareto(ParetoArgs),
 }
 
+/// Which rows of a CSV table count and how they are labelled (`bbsim plot bars` and
+/// `pareto`).
+#[derive(clap::Args, Debug)]
+pub struct Rows {
+    /// Columns whose values, joined with " | ", label the bars or points.
+    #[arg(
+        long,
+        value_name = "COL1,COL2,...",
+        value_delimiter = ',',
+        required = true
+    )]
+    pub label: Vec<String>,
+    /// Keep only rows whose column has one of these values (repeatable; all must hold).
+    #[arg(long = "where", value_name = "COLUMN=V1,V2,...")]
+    pub filters: Vec<String>,
+}
+
 /// Arguments of `bbsim plot bars`.
 #[derive(clap::Args, Debug)]
 pub struct BarsArgs {
@@ -40,21 +57,13 @@ pub struct BarsArgs {
     /// Numeric column to plot (the mean over the rows of each label).
     #[arg(long, value_name = "COLUMN")]
     pub value: String,
-    /// Columns whose values, joined with " | ", label the bars.
-    #[arg(
-        long,
-        value_name = "COL1,COL2,...",
-        value_delimiter = ',',
-        required = true
-    )]
-    pub label: Vec<String>,
+    /// The labels and the rows they average.
+    #[command(flatten)]
+    pub rows: Rows,
     /// A column whose values get one bar each within every label, coloured, with a legend
     /// (for example the second varied key of a sweep).
     #[arg(long, value_name = "COLUMN")]
     pub group: Option<String>,
-    /// Keep only rows whose column has one of these values (repeatable; all must hold).
-    #[arg(long = "where", value_name = "COLUMN=V1,V2,...")]
-    pub filters: Vec<String>,
     /// Chart title (default: "<value> by <labels>").
     #[arg(long)]
     pub title: Option<String>,
@@ -99,17 +108,9 @@ pub struct ParetoArgs {
     /// Column on the vertical axis (the mean over the rows of each label).
     #[arg(long, value_name = "COLUMN", default_value = "cost_total_usd")]
     pub y: String,
-    /// Columns whose values, joined with " | ", label the points.
-    #[arg(
-        long,
-        value_name = "COL1,COL2,...",
-        value_delimiter = ',',
-        required = true
-    )]
-    pub label: Vec<String>,
-    /// Keep only rows whose column has one of these values (repeatable; all must hold).
-    #[arg(long = "where", value_name = "COLUMN=V1,V2,...")]
-    pub filters: Vec<String>,
+    /// The labels and the rows they average.
+    #[command(flatten)]
+    pub rows: Rows,
     /// Chart title (default: "<y> against <x>").
     #[arg(long)]
     pub title: Option<String>,
@@ -194,9 +195,9 @@ fn bars(a: &BarsArgs) -> Result<(), String> {
     if !(a.scale.is_finite() && a.scale > 0.0) {
         return Err(format!("--scale {}: expected a positive number", a.scale));
     }
-    let mut labels = a.label.clone();
+    let mut labels = a.rows.label.clone();
     labels.extend(a.group.iter().cloned());
-    let means = means(&a.csv, &a.value, &labels, &a.filters)?;
+    let means = means(&a.csv, &a.value, &labels, &a.rows.filters)?;
     // With a group column, the label is every part but the last, the group the last.
     let split = |m: &LabelMean| -> (String, String) {
         match a.group {
@@ -227,7 +228,7 @@ fn bars(a: &BarsArgs) -> Result<(), String> {
         format!("mean {}", column_axis_label(&a.value, &unit))
     };
     let title = a.title.clone().unwrap_or_else(|| {
-        let by = a.label.join(", ");
+        let by = a.rows.label.join(", ");
         match &a.group {
             Some(g) => format!("{} by {by} and {g}", a.value),
             None => format!("{} by {by}", a.value),
@@ -257,8 +258,8 @@ fn bars(a: &BarsArgs) -> Result<(), String> {
 }
 
 fn pareto(a: &ParetoArgs) -> Result<(), String> {
-    let xs = means(&a.csv, &a.x, &a.label, &a.filters)?;
-    let ys = means(&a.csv, &a.y, &a.label, &a.filters)?;
+    let xs = means(&a.csv, &a.x, &a.rows.label, &a.rows.filters)?;
+    let ys = means(&a.csv, &a.y, &a.rows.label, &a.rows.filters)?;
     let points: Vec<(String, f64, f64)> = xs
         .iter()
         .filter_map(|x| {

@@ -3,8 +3,8 @@
 //! bar's value written after it.
 
 use super::chart::{
-    draw_legend, font, left_text, legend_rows, render, right_text, series_colour, text_at,
-    text_width, trim_float, LegendEntry, AXIS_FONT, GRID, LABEL_FONT, LEGEND_ROW, TITLE_FONT,
+    axes, draw_legend, left_text, legend_rows, render, right_text, series_colour, text_at,
+    text_width, trim_float, LegendEntry, LABEL_FONT, LEGEND_ROW, TITLE_FONT,
 };
 use plotters::prelude::*;
 
@@ -76,17 +76,10 @@ impl BarChart {
                 .x_label_area_size(50)
                 .y_label_area_size(label_w)
                 .build_cartesian_2d(lo..hi, 0f64..f64::from(ncat))?;
-            chart
-                .configure_mesh()
+            axes(&mut chart, &self.axis, "")
                 .disable_y_mesh()
                 .y_labels(0)
-                .light_line_style(WHITE)
-                .bold_line_style(GRID)
                 .x_labels(8)
-                .x_label_formatter(&|v| trim_float(*v))
-                .x_desc(self.axis.as_str())
-                .axis_desc_style(font(AXIS_FONT))
-                .label_style(font(LABEL_FONT))
                 .draw()?;
             let bar_units = bar_px as f64 / row_px as f64;
             // Category c's row spans [ncat - c - 1, ncat - c] (first on top), bars from the

@@ -6,6 +6,8 @@
 //! time. Pictures depend only on their data: the same data gives byte-identical files.
 
 use bbsim_engine::Time;
+use plotters::chart::MeshStyle;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -43,6 +45,39 @@ pub(crate) fn left_text(size: f64) -> TextStyle<'static> {
 /// `size` sans-serif text anchored at its right end, vertically centred.
 pub(crate) fn right_text(size: f64) -> TextStyle<'static> {
     font(size).pos(Pos::new(HPos::Right, VPos::Center))
+}
+
+/// A chart with numbers on both axes.
+pub(crate) type Chart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A tick label: the value with at most three decimals.
+fn tick_label(v: &f64) -> String {
+    trim_float(*v)
+}
+
+/// The axes of `chart` in the figures' style, titled `x_desc` and `y_desc` (none where
+/// empty): grid lines at the labelled ticks only, numeric tick labels; the caller adds what
+/// differs and draws.
+pub(crate) fn axes<'a, 'b, 'c>(
+    chart: &'c mut Chart<'a, 'b>,
+    x_desc: &str,
+    y_desc: &str,
+) -> MeshStyle<'a, 'c, RangedCoordf64, RangedCoordf64, SVGBackend<'b>> {
+    let mut mesh = chart.configure_mesh();
+    mesh.light_line_style(WHITE)
+        .bold_line_style(GRID)
+        .x_label_formatter(&tick_label)
+        .y_label_formatter(&tick_label)
+        .axis_desc_style(font(AXIS_FONT))
+        .label_style(font(LABEL_FONT));
+    if !x_desc.is_empty() {
+        mesh.x_desc(x_desc);
+    }
+    if !y_desc.is_empty() {
+        mesh.y_desc(y_desc);
+    }
+    mesh
 }
 
 /// Draws a `width` x `height` px picture on a white background with `title` on top: `draw`

@@ -7,8 +7,8 @@
 use super::bars::nice_ceiling;
 use super::capacity::CapacityRow;
 use super::chart::{
-    byte_unit, draw_legend, font, legend_rows, render, series_colour, time_unit, trim_float, Area,
-    DrawResult, LegendEntry, AXIS_FONT, CAPTION_FONT, GRID, INK, LABEL_FONT, LEGEND_ROW,
+    axes, byte_unit, draw_legend, font, legend_rows, render, series_colour, time_unit, trim_float,
+    Area, DrawResult, LegendEntry, CAPTION_FONT, INK, LEGEND_ROW,
 };
 use bbsim_engine::Time;
 use plotters::prelude::*;
@@ -152,18 +152,10 @@ fn kind_panel(area: &Area, name: &str, devs: &[&CapacityRow], end: Time) -> Draw
         .x_label_area_size(46)
         .y_label_area_size(70)
         .build_cartesian_2d(0f64..x_max, 0f64..y_max)?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .bold_line_style(GRID)
+    let (x_desc, y_desc) = (format!("simulated time ({tu})"), format!("occupied ({bu})"));
+    axes(&mut chart, &x_desc, &y_desc)
         .x_labels(8)
         .y_labels(6)
-        .x_label_formatter(&|v| trim_float(*v))
-        .y_label_formatter(&|v| trim_float(*v))
-        .x_desc(format!("simulated time ({tu})"))
-        .y_desc(format!("occupied ({bu})"))
-        .axis_desc_style(font(AXIS_FONT))
-        .label_style(font(LABEL_FONT))
         .draw()?;
     if shown {
         let cap_y = cap as f64 / bd;

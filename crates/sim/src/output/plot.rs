@@ -12,8 +12,8 @@
 //! resolution, not by the number of ranks or operations.
 
 use super::chart::{
-    draw_legend, font, legend_rows, render, time_unit, trim_float, Area, DrawResult, IoKind,
-    LegendEntry, AXIS_FONT, CAPTION_FONT, GRID, LABEL_FONT, LEGEND_ROW,
+    axes, draw_legend, font, legend_rows, render, time_unit, trim_float, Area, DrawResult, IoKind,
+    LegendEntry, CAPTION_FONT, LEGEND_ROW,
 };
 use bbsim_engine::Time;
 use plotters::prelude::*;
@@ -127,14 +127,15 @@ fn job_panel(area: &Area, job: &JobTimeline, offset: Time) -> DrawResult {
         .x_label_area_size(44)
         .y_label_area_size(62)
         .build_cartesian_2d(x0..x0 + span as f64 / div, -0.5..f64::from(ranks) - 0.5)?;
-    chart
-        .configure_mesh()
+    let x_desc = if absolute {
+        format!("simulated time ({unit})")
+    } else {
+        format!("time since the job's first I/O ({unit})")
+    };
+    axes(&mut chart, &x_desc, "rank")
         .disable_y_mesh()
-        .light_line_style(WHITE)
-        .bold_line_style(GRID)
         .x_labels(6)
         .y_labels(5)
-        .x_label_formatter(&|v| trim_float(*v))
         .y_label_formatter(&|v| {
             // Ranks are whole numbers; each rank's row is centred on its tick.
             if (v - v.round()).abs() < 1e-9 && *v >= 0.0 {
@@ -143,14 +144,6 @@ fn job_panel(area: &Area, job: &JobTimeline, offset: Time) -> DrawResult {
                 String::new()
             }
         })
-        .x_desc(if absolute {
-            format!("simulated time ({unit})")
-        } else {
-            format!("time since the job's first I/O ({unit})")
-        })
-        .y_desc("rank")
-        .axis_desc_style(font(AXIS_FONT))
-        .label_style(font(LABEL_FONT))
         .draw()?;
     let plot = chart.plotting_area().strip_coord_spec();
     let (w, h) = plot.dim_in_pixel();

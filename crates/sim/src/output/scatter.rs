@@ -5,8 +5,8 @@
 
 use super::bars::nice_ceiling;
 use super::chart::{
-    draw_legend, font, left_text, legend_rows, render, series_colour, text_at, trim_float,
-    LegendEntry, AXIS_FONT, GRID, LABEL_FONT, LEGEND_ROW,
+    axes, draw_legend, left_text, legend_rows, render, series_colour, text_at, LegendEntry,
+    LABEL_FONT, LEGEND_ROW,
 };
 use crate::sizing::report::pareto;
 use plotters::prelude::*;
@@ -63,18 +63,9 @@ impl Scatter {
                 .x_label_area_size(50)
                 .y_label_area_size(90)
                 .build_cartesian_2d(0f64..x_max, 0f64..y_max)?;
-            chart
-                .configure_mesh()
-                .light_line_style(WHITE)
-                .bold_line_style(GRID)
+            axes(&mut chart, &self.x_axis, &self.y_axis)
                 .x_labels(8)
                 .y_labels(8)
-                .x_label_formatter(&|v| trim_float(*v))
-                .y_label_formatter(&|v| trim_float(*v))
-                .x_desc(self.x_axis.as_str())
-                .y_desc(self.y_axis.as_str())
-                .axis_desc_style(font(AXIS_FONT))
-                .label_style(font(LABEL_FONT))
                 .draw()?;
             chart.draw_series(
                 self.points
