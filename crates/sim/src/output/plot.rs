@@ -99,7 +99,7 @@ pub fn timeline_svg(title: &str, jobs: &[JobTimeline], offset: Time) -> String {
 fn job_panel(area: &Area, job: &JobTimeline, offset: Time) -> DrawResult {
     let t0 = job.intervals.iter().map(|i| i.start).min().unwrap_or(0);
     let t1 = job.intervals.iter().map(|i| i.end).max().unwrap_or(t0);
-    let span = (t1 - t0).max(1);
+    let span = t1.saturating_sub(t0).max(1);
     let (unit, div) = time_unit(span);
     // Simulated time on the axis where its tick labels stay short (under 1000 in the span's
     // unit), so that panels of one run line up; otherwise time since the job's first I/O.
@@ -168,7 +168,7 @@ impl Raster {
         let (cols, rows) = (cols.max(1), rows.max(1));
         let ranks = job.ranks.max(1) as usize;
         let mut grid: Vec<Option<IoKind>> = vec![None; rows * cols];
-        let px = |t: Time| (t - t0) as f64 / span as f64 * cols as f64;
+        let px = |t: Time| t.saturating_sub(t0) as f64 / span as f64 * cols as f64;
         for iv in &job.intervals {
             let row = (iv.rank as usize).min(ranks - 1) * rows / ranks;
             let x0 = (px(iv.start) as usize).min(cols - 1);
