@@ -41,8 +41,8 @@ enum Command {
     /// Darshan trace tools.
     #[command(subcommand)]
     Trace(trace_cmd::TraceCommand),
-    /// Figures from bbsim's outputs: bar charts of a CSV column (sweep.csv), a run's per-rank
-    /// I/O phases from its first I/O.
+    /// Figures from bbsim's outputs: bar charts and cost-against-I/O-time scatters of a CSV
+    /// table (sweep.csv), a run's per-rank I/O from its first I/O.
     #[command(subcommand)]
     Plot(plot_cmd::PlotCommand),
     /// Run the PHOLD benchmark on the PDES engine (ROSS parameter semantics; 1 time unit = 1 us).
