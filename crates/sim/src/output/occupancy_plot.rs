@@ -74,14 +74,23 @@ fn device_name(r: &CapacityRow) -> String {
     }
 }
 
-/// The legend of a panel: the drawn devices, the rest, the capacity line.
+/// The legend of a panel: the drawn devices (peak, and the writes that waited for space
+/// with their summed wait), the rest, the capacity line.
 fn legend(devs: &[&CapacityRow]) -> Vec<LegendEntry> {
     let mut out: Vec<LegendEntry> = devs
         .iter()
         .take(LINES)
         .enumerate()
         .map(|(i, r)| {
-            let label = format!("{} (peak {} %)", device_name(r), trim_float(r.peak_pct));
+            let mut label = format!("{} (peak {} %", device_name(r), trim_float(r.peak_pct));
+            if r.stalled_writes > 0 {
+                label.push_str(&format!(
+                    ", {} writes waited {} s for space",
+                    r.stalled_writes,
+                    trim_float(r.stall_time_s)
+                ));
+            }
+            label.push(')');
             LegendEntry::line(label, series_colour(i), false)
         })
         .collect();
@@ -247,6 +256,8 @@ mod tests {
                 )
             })
             .collect();
+        rows[1].stalled_writes = 3;
+        rows[1].stall_time_s = 0.25;
         rows.push(row(
             "node-local",
             7,
@@ -258,6 +269,7 @@ mod tests {
             "BB servers: 9 devices",
             "node-local SSDs: 1 device",
             "BB server 8 (peak 45 %)",
+            "BB server 1 (peak 10 %, 3 writes waited 0.25 s for space)",
             "1 more device, not drawn (peaks at most 5 %)",
             "capacity per device (2 TB)",
             "capacity per device (800 GB)",
