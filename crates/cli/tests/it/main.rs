@@ -17,5 +17,6 @@ mod plot;
 mod size;
 mod slurm;
 mod study;
+mod sweep_resume;
 mod trains;
 mod workflows;

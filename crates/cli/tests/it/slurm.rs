@@ -32,7 +32,7 @@ fn s(p: &Path) -> &str {
 }
 
 /// `sweep.csv` without its `wall_s` column (the only one that may differ between two runs).
-fn without_wall_time(csv: &str) -> Vec<String> {
+pub(crate) fn without_wall_time(csv: &str) -> Vec<String> {
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().expect("header").split(',').collect();
     let wall = header
