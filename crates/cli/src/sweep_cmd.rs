@@ -6,7 +6,7 @@ use crate::run_cmd::{
 };
 use crate::sweep_plan::{self, PointRecord};
 use progress::SweepProgress;
-use bbsim_sim::output::sweep::{sweep_csv, RunFigures, SweepPlan, SweepRun};
+use bbsim_sim::output::sweep::{sweep_csv, tidy, RunFigures, SweepPlan, SweepRun};
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
 use bbsim_sim::run::{load_scenario_edited, Loaded};
 use std::path::{Path, PathBuf};
@@ -254,12 +254,24 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes the sweep's tables for `runs` (the finished points, in point order) into `out`
-/// atomically; returns the files written.
-fn write_tables(out: &Path, plan: &SweepPlan, runs: &[SweepRun]) -> Result<Vec<PathBuf>, String> {
+/// Writes the sweep's tables for `runs` (the finished points, in point order) into `out`,
+/// all of them atomically: `sweep.csv` and its long forms (`sweep-points.csv`,
+/// `sweep-jobs.csv`, `sweep-phases.csv`). Returns the files written.
+pub fn write_tables(
+    out: &Path,
+    plan: &SweepPlan,
+    runs: &[SweepRun],
+) -> Result<Vec<PathBuf>, String> {
     let mut set = OutputSet::new(out).map_err(|e| e.to_string())?;
-    set.write("sweep.csv", sweep_csv(plan, runs).as_bytes())
-        .map_err(|e| e.to_string())?;
+    let tables = [
+        ("sweep.csv", sweep_csv(plan, runs)),
+        (tidy::POINTS_FILE, tidy::points_csv(plan, runs)),
+        (tidy::JOBS_FILE, tidy::jobs_csv(plan, runs)),
+        (tidy::PHASES_FILE, tidy::phases_csv(plan, runs)),
+    ];
+    for (name, text) in &tables {
+        set.write(name, text.as_bytes()).map_err(|e| e.to_string())?;
+    }
     set.commit().map_err(|e| e.to_string())
 }
 
@@ -400,10 +412,7 @@ fn planned(a: &SweepArgs) -> Result<(), String> {
     let plan = sweep_plan::read_plan(&dir)?;
     if a.collect {
         let c = sweep_plan::collect(&dir, &plan)?;
-        let mut set = OutputSet::new(&dir).map_err(|e| e.to_string())?;
-        set.write("sweep.csv", c.csv.as_bytes())
-            .map_err(|e| e.to_string())?;
-        let written = set.commit().map_err(|e| e.to_string())?;
+        let written = write_tables(&dir, &SweepPlan::new(plan.vary.clone()), &c.runs)?;
         let n = plan.points.len();
         let done = n - c.missing.len();
         if !a.quiet {

@@ -9,14 +9,14 @@
 //!   done or missing; a done point is skipped when run again;
 //! - `bbsim sweep --slurm DIR [--submit]` writes `DIR/sweep.sbatch`, an array job with one task
 //!   per `--points-per-task` points, and with `--submit` hands it to `sbatch`;
-//! - `bbsim sweep --collect DIR` writes `DIR/sweep.csv` from the recorded points (the same rows
-//!   a local `bbsim sweep` writes), lists the missing and failed points, and prints the command
+//! - `bbsim sweep --collect DIR` writes `DIR/sweep.csv` and its long forms from the recorded
+//!   points (the same rows a local `bbsim sweep` writes), lists the missing and failed points, and prints the command
 //!   that runs only those.
 
 use crate::run_cmd::run_loaded;
 use bbsim_engine::digest::Digest;
 use bbsim_sim::output::cost::Cost;
-use bbsim_sim::output::sweep::{sweep_csv, RunFigures, SweepPlan, SweepRun};
+use bbsim_sim::output::sweep::{RunFigures, SweepPlan, SweepRun};
 use bbsim_sim::output::OutputSet;
 use bbsim_sim::run::{load_scenario_edited, Loaded};
 use serde::{Deserialize, Serialize};
@@ -342,8 +342,8 @@ pub fn submit(script: &Path) -> Result<String, String> {
 
 /// What `--collect` found.
 pub struct Collected {
-    /// `sweep.csv`'s text (recorded points only, in plan order).
-    pub csv: String,
+    /// The recorded points, in plan order.
+    pub runs: Vec<SweepRun>,
     /// Points not recorded yet.
     pub missing: Vec<usize>,
     /// Points recorded as failed.
@@ -377,7 +377,7 @@ pub fn collect(dir: &Path, plan: &Plan) -> Result<Collected, String> {
         });
     }
     Ok(Collected {
-        csv: sweep_csv(&SweepPlan::new(plan.vary.clone()), &runs),
+        runs,
         missing,
         failed,
     })

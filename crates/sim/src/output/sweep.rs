@@ -1,6 +1,7 @@
 //! `sweep.csv`, the table `bbsim sweep` writes: the sweep's plan (the cartesian product of the
 //! varied values and one directory per run), and one row per run with its headline metrics,
-//! its design's cost, its job 0's speed-up over the PFS-only baseline and per-job columns.
+//! its design's cost, its job 0's speed-up over the PFS-only baseline and per-job columns;
+//! and the same figures in long form ([`tidy`]) for data-frame tools.
 
 use super::capacity::JobSizing;
 use super::collect::{JobSummary, Results};
@@ -9,6 +10,8 @@ use super::phases::IoPhase;
 use super::report::csv_field;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
+
+pub mod tidy;
 
 /// The varied key whose value [`NO_BURST_BUFFER`] marks a PFS-only baseline run.
 pub const PLACEMENT_KEY: &str = "burst_buffer.placement";
