@@ -18,5 +18,6 @@ mod size;
 mod slurm;
 mod study;
 mod sweep_resume;
+mod sweep_tables;
 mod trains;
 mod workflows;
