@@ -126,7 +126,13 @@ fn split_values(text: &str) -> Result<Vec<&str>, String> {
                 let want = if c == ']' { '[' } else { '{' };
                 match open.pop() {
                     Some((o, _)) if o == want => {}
-                    _ => {
+                    Some((o, from)) => {
+                        return Err(format!(
+                            "`{c}` at offset {at} of the values closes the `{o}` at offset \
+                             {from}; expected values such as `[1,2],[3,4]`"
+                        ))
+                    }
+                    None => {
                         return Err(format!(
                             "`{c}` at offset {at} of the values closes nothing; expected \
                              values such as `[1,2],[3,4]`"
@@ -516,7 +522,7 @@ mod tests {
         let e = parse_vary("k=1],2").expect_err("close");
         assert!(e.contains("`]` at offset 1"), "{e}");
         let e = parse_vary("k=[1,2}").expect_err("mismatch");
-        assert!(e.contains("`}` at offset 5"), "{e}");
+        assert!(e.contains("`}` at offset 4 of the values closes the `[` at offset 0"), "{e}");
         assert!(parse_vary("k=\"a,b").expect_err("quote").contains("quote `\"` at offset 0"));
     }
 }
