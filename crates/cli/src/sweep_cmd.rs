@@ -22,7 +22,8 @@ pub struct SweepArgs {
     /// directory written by `--plan`.
     pub scenario: Option<PathBuf>,
     /// A key and its values, e.g. `--vary burst_buffer.placement=node-local,grouped,global`
-    /// (repeatable; runs the cartesian product).
+    /// (repeatable; runs the cartesian product). Values may be TOML lists or inline tables:
+    /// `--vary network.dims=[4,4],[8,2]`.
     #[arg(long = "vary", value_name = "KEY=V1,V2,...")]
     pub vary: Vec<String>,
     /// Fixed overrides applied to every run, as with `bbsim run --set`.
@@ -41,7 +42,7 @@ pub struct SweepArgs {
     /// Output directory (default: `<scenario name>-sweep` next to the scenario).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// No per-run messages.
+    /// No per-run messages and no progress bar.
     #[arg(long, short)]
     pub quiet: bool,
     /// Validate every point and write the sweep's plan into DIR (`DIR/plan.json`) without
@@ -57,7 +58,7 @@ pub struct SweepArgs {
     /// Points each Slurm array task runs (`--array-task`, `--slurm`).
     #[arg(long, default_value_t = 1, value_name = "K")]
     pub points_per_task: usize,
-    /// Run a point again even if it is already recorded.
+    /// Run every point again, also those an earlier run of the same sweep (or plan) finished.
     #[arg(long)]
     pub force: bool,
     /// Write `DIR/sweep.sbatch`, a Slurm array job over the plan in DIR.

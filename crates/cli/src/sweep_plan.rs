@@ -72,12 +72,14 @@ pub struct PointRecord {
     pub scenario_digest: Option<String>,
 }
 
-/// Digest (hex) of a point's resolved scenario: the scenario file with its `--unset`, `--set`
-/// and `--vary` overrides applied and every default filled in, as `summary.json` echoes it. A
-/// recorded point whose digest differs ran another scenario.
+/// Digest (hex) of a point's resolved scenario and the bbsim version that runs it: the
+/// scenario file with its `--unset`, `--set` and `--vary` overrides applied and every default
+/// filled in, as `summary.json` echoes it. A recorded point whose digest differs ran another
+/// scenario (or another release).
 pub fn point_digest(l: &Loaded) -> Result<String, String> {
     let json = serde_json::to_vec(&l.written).map_err(|e| e.to_string())?;
     let mut d = Digest::new();
+    d.bytes(env!("CARGO_PKG_VERSION").as_bytes());
     d.bytes(&json);
     Ok(format!("{:016x}", d.finish()))
 }
