@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// The bar's layout: finished points of the total, elapsed time, ETA, last finished point.
-pub const BAR_TEMPLATE: &str = "{bar:30} {pos}/{len} points {elapsed_precise} ETA {eta} {msg}";
+pub const BAR_TEMPLATE: &str = "{bar:30} {pos}/{len} points {elapsed_precise} ETA {eta} {wide_msg}";
 
 /// Reports the points of one sweep as they finish; shared by the sweep's workers.
 pub struct SweepProgress {

@@ -188,3 +188,69 @@ fn lists_can_be_varied_and_bad_lists_name_vary() {
     assert!(e.contains("--vary network.dims=[4,x]"), "{e}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// On a terminal (here the pseudo-terminal of util-linux's `script`) the sweep shows a bar
+/// with the points finished of the total and an ETA instead of the lines.
+#[test]
+fn a_terminal_gets_a_progress_bar() {
+    let out = scratch("sweep-bar");
+    let quoted: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_bbsim"))
+        .chain(sweep_args(&out, &[]))
+        .map(|a| format!("'{a}'"))
+        .collect();
+    let run = std::process::Command::new("script")
+        .args(["-qec", &quoted.join(" "), "/dev/null"])
+        .output()
+        .expect("util-linux's `script` runs (it gives the sweep a terminal)");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let screen = String::from_utf8_lossy(&run.stdout);
+    assert!(screen.contains("/4 points") && screen.contains("ETA"), "{screen}");
+    assert!(point_lines(screen.as_bytes()).is_empty(), "no lines on a terminal: {screen}");
+    assert_eq!(rows(&csv(&out)).len(), 4);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Ctrl-C (SIGINT) stops the sweep after the running point is cancelled: it exits non-zero
+/// naming the points finished, sweep.csv holds them, and the same command finishes the rest.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_a_sweep_that_the_same_command_finishes() {
+    let out = scratch("sweep-ctrl-c");
+    let scn = data("tiny-phases.toml");
+    let args = [
+        "sweep",
+        scn.to_str().expect("utf-8"),
+        "--vary",
+        "burst_buffer.ssd.op_overhead=0us,10us,20us,30us,40us,50us,60us,70us",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ];
+    let child = crate::common::bin()
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bbsim starts");
+    let started = std::time::Instant::now();
+    while !out.join("sweep.csv").exists() && started.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let stopped = child.wait_with_output().expect("bbsim ends");
+    let finished = rows(&csv(&out)).len();
+    let err = String::from_utf8_lossy(&stopped.stderr);
+    if finished < 8 {
+        assert!(!stopped.status.success(), "{err}");
+        assert!(
+            err.contains(&format!("interrupted: {finished} of 8 points finished (in sweep.csv)")),
+            "{err}"
+        );
+    }
+    let run = run_ok(&args);
+    assert_eq!(point_lines(&run.stderr).len(), 8 - finished);
+    assert_eq!(rows(&csv(&out)).len(), 8);
+    let _ = std::fs::remove_dir_all(&out);
+}

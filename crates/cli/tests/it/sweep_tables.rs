@@ -55,7 +55,7 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
     let (points_head, points) = table(&out.join("sweep-points.csv"));
     let (jobs_head, jobs) = table(&out.join("sweep-jobs.csv"));
     let (phases_head, phases) = table(&out.join("sweep-phases.csv"));
-    let lead = "point,dir,burst_buffer.placement,burst_buffer.ssd.op_overhead_s,\
+    let lead = "run,dir,burst_buffer.placement,burst_buffer.ssd.op_overhead_s,\
                 burst_buffer.ssd.capacity_bytes";
     assert!(points_head.join(",").starts_with(&format!("{lead},status,simulated_time_s,")));
     assert!(points_head.join(",").ends_with(",stalled_writes,error"));
@@ -80,7 +80,7 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
     assert_eq!(points[1]["burst_buffer.ssd.capacity_bytes"], "1000000000000");
     assert_eq!(points[2]["burst_buffer.ssd.op_overhead_s"], "0.000045");
     for (p, w) in points.iter().zip(&wide) {
-        assert_eq!((&p["point"], &p["dir"]), (&w["run"], &w["dir"]));
+        assert_eq!((&p["run"], &p["dir"]), (&w["run"], &w["dir"]));
         for c in ["status", "simulated_time_s", "cost_total_usd", "job0_speedup_vs_pfs"] {
             assert_eq!(p[c], w[c], "{c}");
         }
@@ -94,7 +94,7 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
         .count();
     assert_eq!(jobs.len(), wide.len() * jobs_per_point);
     for j in &jobs {
-        let w = &wide[j["point"].parse::<usize>().expect("point")];
+        let w = &wide[j["run"].parse::<usize>().expect("run")];
         let col = |c: &str| format!("job{}_{c}", j["job"]);
         for c in ["name", "io_phase_s", "time_in_io_max_s", "bandwidth_Bps", "io_phases"] {
             assert_eq!(j[c], w[&col(c)], "{c}");
@@ -102,7 +102,7 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
         assert_eq!(j["peak_held_bytes"], w[&col("peak_held_bytes")]);
         let mine: Vec<&BTreeMap<String, String>> = phases
             .iter()
-            .filter(|p| p["point"] == j["point"] && p["job"] == j["job"])
+            .filter(|p| p["run"] == j["run"] && p["job"] == j["job"])
             .collect();
         assert_eq!(mine.len().to_string(), j["io_phases"]);
         let joined = |c: &str| mine.iter().map(|p| p[c].as_str()).collect::<Vec<_>>().join(";");

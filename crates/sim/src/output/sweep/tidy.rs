@@ -7,8 +7,8 @@
 //!   sizing;
 //! - `sweep-phases.csv`: one row per point, job and I/O phase.
 //!
-//! Every table starts with `point` (the point's number, as `run` in `sweep.csv`), `dir` and
-//! the varied keys. A varied value with a unit is written as a number: sizes in bytes (column
+//! Every table starts with `run` (the point's number, as in `sweep.csv`), `dir` and the
+//! varied keys. A varied value with a unit is written as a number: sizes in bytes (column
 //! `<key>_bytes`), durations in seconds (`<key>_s`), bandwidths in bytes per second
 //! (`<key>_Bps`); other values (names, plain numbers, lists) as given.
 
@@ -127,7 +127,7 @@ fn exact_seconds(ps: u64) -> String {
     format!("{whole}.{}", frac.trim_end_matches('0'))
 }
 
-/// The leading columns of every long table: `point`, `dir` and the varied keys in their
+/// The leading columns of every long table: `run`, `dir` and the varied keys in their
 /// units.
 struct Leading {
     units: Vec<Unit>,
@@ -137,7 +137,7 @@ struct Leading {
 impl Leading {
     fn of(plan: &SweepPlan) -> Self {
         let units: Vec<Unit> = plan.vars.iter().map(|(_, vals)| Unit::of(vals)).collect();
-        let mut header = String::from("point,dir");
+        let mut header = String::from("run,dir");
         for ((k, _), u) in plan.vars.iter().zip(&units) {
             header.push(',');
             header.push_str(&csv_field(&u.column(k)));
