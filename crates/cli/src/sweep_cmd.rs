@@ -5,10 +5,10 @@ use crate::run_cmd::{
     default_out, install_interrupt_handler, run_loaded, scenario_path, warn_unused,
 };
 use crate::sweep_plan::{self, PointRecord};
-use progress::SweepProgress;
 use bbsim_sim::output::sweep::{sweep_csv, tidy, RunFigures, SweepPlan, SweepRun};
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
 use bbsim_sim::run::{load_scenario_edited, Loaded};
+use progress::SweepProgress;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -149,10 +149,14 @@ fn split_values(text: &str) -> Result<Vec<&str>, String> {
         }
     }
     if let Some((q, at)) = quote {
-        return Err(format!("the quote `{q}` at offset {at} of the values is not closed"));
+        return Err(format!(
+            "the quote `{q}` at offset {at} of the values is not closed"
+        ));
     }
     if let Some((o, at)) = open.pop() {
-        return Err(format!("the `{o}` at offset {at} of the values is not closed"));
+        return Err(format!(
+            "the `{o}` at offset {at} of the values is not closed"
+        ));
     }
     parts.push(&text[start..]);
     Ok(parts)
@@ -277,7 +281,8 @@ pub fn write_tables(
         (tidy::PHASES_FILE, tidy::phases_csv(plan, runs)),
     ];
     for (name, text) in &tables {
-        set.write(name, text.as_bytes()).map_err(|e| e.to_string())?;
+        set.write(name, text.as_bytes())
+            .map_err(|e| e.to_string())?;
     }
     set.commit().map_err(|e| e.to_string())
 }
@@ -519,11 +524,19 @@ mod tests {
         assert_eq!(k, "network.dims");
         assert_eq!(v, vec!["[4, 4]", "[8,2]", "\"a,b\"", "{x=1,y=[2,3]}"]);
         let e = parse_vary("k=[1,2").expect_err("open");
-        assert!(e.starts_with("--vary k=[1,2: ") && e.contains("`[` at offset 0"), "{e}");
+        assert!(
+            e.starts_with("--vary k=[1,2: ") && e.contains("`[` at offset 0"),
+            "{e}"
+        );
         let e = parse_vary("k=1],2").expect_err("close");
         assert!(e.contains("`]` at offset 1"), "{e}");
         let e = parse_vary("k=[1,2}").expect_err("mismatch");
-        assert!(e.contains("`}` at offset 4 of the values closes the `[` at offset 0"), "{e}");
-        assert!(parse_vary("k=\"a,b").expect_err("quote").contains("quote `\"` at offset 0"));
+        assert!(
+            e.contains("`}` at offset 4 of the values closes the `[` at offset 0"),
+            "{e}"
+        );
+        assert!(parse_vary("k=\"a,b")
+            .expect_err("quote")
+            .contains("quote `\"` at offset 0"));
     }
 }

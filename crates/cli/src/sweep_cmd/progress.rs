@@ -104,7 +104,10 @@ mod tests {
 
     #[test]
     fn lines_name_the_point_and_its_wall_time() {
-        assert_eq!(point_line(2, 9, "run-004_a=1", 1.25, None), "[2/9] run-004_a=1 done in 1.2 s");
+        assert_eq!(
+            point_line(2, 9, "run-004_a=1", 1.25, None),
+            "[2/9] run-004_a=1 done in 1.2 s"
+        );
         assert_eq!(
             point_line(3, 9, "run-000", 0.04, Some("stuck")),
             "[3/9] run-000 failed after 0.0 s: stuck"

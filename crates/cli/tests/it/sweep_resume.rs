@@ -91,18 +91,34 @@ fn a_rerun_runs_only_the_points_without_a_valid_result() {
     assert!(point_lines(&run.stderr).iter().all(|l| l.1 == 3));
     assert!(String::from_utf8_lossy(&run.stderr)
         .contains("1 of 4 points finished in an earlier run of this sweep"));
-    assert_eq!(without_wall_time(&csv(&out)), without_wall_time(&csv(&whole)));
+    assert_eq!(
+        without_wall_time(&csv(&out)),
+        without_wall_time(&csv(&whole))
+    );
     // Nothing left to do: a rerun runs nothing and writes the same table.
     let before = csv(&out);
     let run = run_ok(&sweep_args(&out, &[]));
     assert!(point_lines(&run.stderr).is_empty());
     assert_eq!(csv(&out), before);
     // A changed scenario runs every point again; so does --force.
-    let run = run_ok(&sweep_args(&out, &["--set", "burst_buffer.ssd.write_bandwidth=0.7GB/s"]));
+    let run = run_ok(&sweep_args(
+        &out,
+        &["--set", "burst_buffer.ssd.write_bandwidth=0.7GB/s"],
+    ));
     assert_eq!(point_lines(&run.stderr).len(), 4, "the scenario changed");
-    let run = run_ok(&sweep_args(&out, &["--set", "burst_buffer.ssd.write_bandwidth=0.7GB/s", "--force"]));
+    let run = run_ok(&sweep_args(
+        &out,
+        &[
+            "--set",
+            "burst_buffer.ssd.write_bandwidth=0.7GB/s",
+            "--force",
+        ],
+    ));
     assert_eq!(point_lines(&run.stderr).len(), 4, "--force");
-    assert_ne!(without_wall_time(&csv(&out)), without_wall_time(&csv(&whole)));
+    assert_ne!(
+        without_wall_time(&csv(&out)),
+        without_wall_time(&csv(&whole))
+    );
     let _ = std::fs::remove_dir_all(&whole);
     let _ = std::fs::remove_dir_all(&out);
 }
@@ -137,9 +153,16 @@ fn a_killed_sweep_finishes_where_it_stopped() {
     assert_eq!(finished, in_order, "rows in point order");
     let run = run_ok(&sweep_args(&out, &[]));
     let ran: Vec<String> = point_lines(&run.stderr).into_iter().map(|l| l.2).collect();
-    assert_eq!(ran.len() + finished.len(), expected.len(), "{ran:?} after {finished:?}");
+    assert_eq!(
+        ran.len() + finished.len(),
+        expected.len(),
+        "{ran:?} after {finished:?}"
+    );
     assert!(ran.iter().all(|p| !finished.contains(p)));
-    assert_eq!(without_wall_time(&csv(&out)), without_wall_time(&csv(&whole)));
+    assert_eq!(
+        without_wall_time(&csv(&out)),
+        without_wall_time(&csv(&whole))
+    );
     let _ = std::fs::remove_dir_all(&whole);
     let _ = std::fs::remove_dir_all(&out);
 }
@@ -164,7 +187,10 @@ fn lists_can_be_varied_and_bad_lists_name_vary() {
     assert!(lines[2].contains(",\"[2,4,4]\",ok,"), "{text}");
     let dir = rows(&text)[0].clone();
     let summary = crate::common::read_json(&out.join(dir).join("summary.json"));
-    assert_eq!(summary["scenario"]["network"]["dims"], serde_json::json!([4, 4, 2]));
+    assert_eq!(
+        summary["scenario"]["network"]["dims"],
+        serde_json::json!([4, 4, 2])
+    );
     let e = run_err(&[
         "sweep",
         scn.to_str().expect("utf-8"),
@@ -174,7 +200,9 @@ fn lists_can_be_varied_and_bad_lists_name_vary() {
         out.to_str().expect("utf-8"),
     ]);
     assert!(
-        e.contains("--vary network.dims=[4,4,2],[2,4: the `[` at offset 8 of the values is not closed"),
+        e.contains(
+            "--vary network.dims=[4,4,2],[2,4: the `[` at offset 8 of the values is not closed"
+        ),
         "{e}"
     );
     let e = run_err(&[
@@ -202,10 +230,20 @@ fn a_terminal_gets_a_progress_bar() {
         .args(["-qec", &quoted.join(" "), "/dev/null"])
         .output()
         .expect("util-linux's `script` runs (it gives the sweep a terminal)");
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let screen = String::from_utf8_lossy(&run.stdout);
-    assert!(screen.contains("/4 points") && screen.contains("ETA"), "{screen}");
-    assert!(point_lines(screen.as_bytes()).is_empty(), "no lines on a terminal: {screen}");
+    assert!(
+        screen.contains("/4 points") && screen.contains("ETA"),
+        "{screen}"
+    );
+    assert!(
+        point_lines(screen.as_bytes()).is_empty(),
+        "no lines on a terminal: {screen}"
+    );
     assert_eq!(rows(&csv(&out)).len(), 4);
     let _ = std::fs::remove_dir_all(&out);
 }
@@ -245,7 +283,9 @@ fn ctrl_c_stops_a_sweep_that_the_same_command_finishes() {
     if finished < 8 {
         assert!(!stopped.status.success(), "{err}");
         assert!(
-            err.contains(&format!("interrupted: {finished} of 8 points finished (in sweep.csv)")),
+            err.contains(&format!(
+                "interrupted: {finished} of 8 points finished (in sweep.csv)"
+            )),
             "{err}"
         );
     }

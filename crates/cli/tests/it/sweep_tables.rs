@@ -57,12 +57,22 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
     let (phases_head, phases) = table(&out.join("sweep-phases.csv"));
     let lead = "run,dir,burst_buffer.placement,burst_buffer.ssd.op_overhead_s,\
                 burst_buffer.ssd.capacity_bytes";
-    assert!(points_head.join(",").starts_with(&format!("{lead},status,simulated_time_s,")));
+    assert!(points_head
+        .join(",")
+        .starts_with(&format!("{lead},status,simulated_time_s,")));
     assert!(points_head.join(",").ends_with(",stalled_writes,error"));
-    assert!(jobs_head.join(",").starts_with(&format!("{lead},job,name,ranks,nodes,")));
-    assert!(phases_head.join(",").starts_with(&format!("{lead},job,name,phase,start_s,")));
+    assert!(jobs_head
+        .join(",")
+        .starts_with(&format!("{lead},job,name,ranks,nodes,")));
+    assert!(phases_head
+        .join(",")
+        .starts_with(&format!("{lead},job,name,phase,start_s,")));
     // Every cell is a number, empty, or one of the label columns' names.
-    for (head, rows) in [(&points_head, &points), (&jobs_head, &jobs), (&phases_head, &phases)] {
+    for (head, rows) in [
+        (&points_head, &points),
+        (&jobs_head, &jobs),
+        (&phases_head, &phases),
+    ] {
         let mut names = head.clone();
         names.sort();
         names.dedup();
@@ -77,11 +87,19 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
         }
     }
     assert_eq!(points.len(), 8);
-    assert_eq!(points[1]["burst_buffer.ssd.capacity_bytes"], "1000000000000");
+    assert_eq!(
+        points[1]["burst_buffer.ssd.capacity_bytes"],
+        "1000000000000"
+    );
     assert_eq!(points[2]["burst_buffer.ssd.op_overhead_s"], "0.000045");
     for (p, w) in points.iter().zip(&wide) {
         assert_eq!((&p["run"], &p["dir"]), (&w["run"], &w["dir"]));
-        for c in ["status", "simulated_time_s", "cost_total_usd", "job0_speedup_vs_pfs"] {
+        for c in [
+            "status",
+            "simulated_time_s",
+            "cost_total_usd",
+            "job0_speedup_vs_pfs",
+        ] {
             assert_eq!(p[c], w[c], "{c}");
         }
         assert_eq!(p["error"], "");
@@ -96,7 +114,13 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
     for j in &jobs {
         let w = &wide[j["run"].parse::<usize>().expect("run")];
         let col = |c: &str| format!("job{}_{c}", j["job"]);
-        for c in ["name", "io_phase_s", "time_in_io_max_s", "bandwidth_Bps", "io_phases"] {
+        for c in [
+            "name",
+            "io_phase_s",
+            "time_in_io_max_s",
+            "bandwidth_Bps",
+            "io_phases",
+        ] {
             assert_eq!(j[c], w[&col(c)], "{c}");
         }
         assert_eq!(j["peak_held_bytes"], w[&col("peak_held_bytes")]);
@@ -105,13 +129,27 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
             .filter(|p| p["run"] == j["run"] && p["job"] == j["job"])
             .collect();
         assert_eq!(mine.len().to_string(), j["io_phases"]);
-        let joined = |c: &str| mine.iter().map(|p| p[c].as_str()).collect::<Vec<_>>().join(";");
+        let joined = |c: &str| {
+            mine.iter()
+                .map(|p| p[c].as_str())
+                .collect::<Vec<_>>()
+                .join(";")
+        };
         assert_eq!(joined("length_s"), w[&col("io_phase_lengths_s")]);
-        assert_eq!(joined("time_in_io_max_s"), w[&col("io_phase_time_in_io_max_s")]);
+        assert_eq!(
+            joined("time_in_io_max_s"),
+            w[&col("io_phase_time_in_io_max_s")]
+        );
         assert_eq!(joined("bandwidth_Bps"), w[&col("io_phase_bandwidths_Bps")]);
         let numbers: Vec<String> = (0..mine.len()).map(|k| k.to_string()).collect();
-        assert_eq!(mine.iter().map(|p| p["phase"].clone()).collect::<Vec<_>>(), numbers);
+        assert_eq!(
+            mine.iter().map(|p| p["phase"].clone()).collect::<Vec<_>>(),
+            numbers
+        );
     }
-    assert!(phases.len() > jobs.len(), "tiny-phases has several phases per job");
+    assert!(
+        phases.len() > jobs.len(),
+        "tiny-phases has several phases per job"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -13,8 +13,7 @@
 //! (`<key>_Bps`); other values (names, plain numbers, lists) as given.
 
 use super::{
-    pfs_baseline, run_columns, SweepPlan, SweepRun, PLACEMENT_KEY, RUN_COLUMNS,
-    SIZING_RUN_COLUMNS,
+    pfs_baseline, run_columns, SweepPlan, SweepRun, PLACEMENT_KEY, RUN_COLUMNS, SIZING_RUN_COLUMNS,
 };
 use crate::output::report::csv_field;
 use crate::scenario::units::{parse_bandwidth, parse_bytes, parse_duration};
@@ -80,7 +79,10 @@ impl Unit {
     /// The unit of `values`: the first of durations, bandwidths and sizes that reads every
     /// value, if at least one value names a unit; otherwise as given.
     fn of(values: &[String]) -> Unit {
-        if !values.iter().any(|v| v.chars().any(|c| c.is_ascii_alphabetic())) {
+        if !values
+            .iter()
+            .any(|v| v.chars().any(|c| c.is_ascii_alphabetic()))
+        {
             return Unit::AsGiven;
         }
         let all = |ok: fn(&str) -> bool| values.iter().all(|v| ok(v));
@@ -180,7 +182,11 @@ pub fn points_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
             Ok(f) => {
                 let base = placement.and_then(|p| pfs_baseline(runs, r, p));
                 csv.push_str(&run_columns(f, &r.cost, base));
-                let _ = write!(csv, ",{:.3},{},", f.fullest_device_peak_pct, f.stalled_writes);
+                let _ = write!(
+                    csv,
+                    ",{:.3},{},",
+                    f.fullest_device_peak_pct, f.stalled_writes
+                );
             }
             Err(e) => {
                 let why = e.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -235,7 +241,9 @@ pub fn jobs_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
                         z.time_stalled_max_s,
                         z.spilled_bytes,
                         z.drained_bytes,
-                        z.drain_done_s.map(|t| format!("{t:.9}")).unwrap_or_default()
+                        z.drain_done_s
+                            .map(|t| format!("{t:.9}"))
+                            .unwrap_or_default()
                     );
                 }
                 None => csv.push_str(&",".repeat(7)),
@@ -289,7 +297,10 @@ mod tests {
     fn values_with_units_become_numbers_in_base_units() {
         assert_eq!(Unit::of(&strings(&["0us", "45us", "1.5s"])), Unit::Seconds);
         assert_eq!(Unit::of(&strings(&["100GB", "1TiB", "512"])), Unit::Bytes);
-        assert_eq!(Unit::of(&strings(&["10GB/s", "100Gbit/s"])), Unit::BytesPerSecond);
+        assert_eq!(
+            Unit::of(&strings(&["10GB/s", "100Gbit/s"])),
+            Unit::BytesPerSecond
+        );
         assert_eq!(Unit::of(&strings(&["1", "4"])), Unit::AsGiven);
         assert_eq!(Unit::of(&strings(&["grouped", "global"])), Unit::AsGiven);
         assert_eq!(Unit::of(&strings(&["[4,4]", "[8,2]"])), Unit::AsGiven);
