@@ -52,6 +52,14 @@ fn rows(csv: &str) -> Vec<String> {
         .collect()
 }
 
+/// Waits until the sweep into `out` has finished its first point (its sweep.csv exists).
+fn wait_for_first_point(out: &Path) {
+    let started = std::time::Instant::now();
+    while !out.join("sweep.csv").exists() && started.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
 #[test]
 fn sweep_lines_count_finished_points_in_order() {
     let out = scratch("sweep-lines");
@@ -134,10 +142,7 @@ fn a_killed_sweep_finishes_where_it_stopped() {
         .args(sweep_args(&out, &["--quiet"]))
         .spawn()
         .expect("bbsim starts");
-    let started = std::time::Instant::now();
-    while !out.join("sweep.csv").exists() && started.elapsed().as_secs() < 60 {
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
+    wait_for_first_point(&out);
     let _ = child.kill();
     let _ = child.wait();
     let partial = csv(&out);
@@ -268,10 +273,7 @@ fn ctrl_c_stops_a_sweep_that_the_same_command_finishes() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("bbsim starts");
-    let started = std::time::Instant::now();
-    while !out.join("sweep.csv").exists() && started.elapsed().as_secs() < 60 {
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
+    wait_for_first_point(&out);
     let sent = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

@@ -260,26 +260,28 @@ pub const SIZING_JOB_COLUMNS: [&str; 7] = [
 fn sizing_columns(r: &RunFigures, max_jobs: usize) -> String {
     let mut s = format!(",{:.3},{}", r.fullest_device_peak_pct, r.stalled_writes);
     for j in 0..max_jobs {
-        match r.sizing.get(j) {
-            Some(z) => {
-                let _ = write!(
-                    s,
-                    ",{},{:.3},{:.9},{:.9},{},{},{}",
-                    z.peak_bytes,
-                    z.peak_pct,
-                    z.time_stalled_sum_s,
-                    z.time_stalled_max_s,
-                    z.spilled_bytes,
-                    z.drained_bytes,
-                    z.drain_done_s
-                        .map(|t| format!("{t:.9}"))
-                        .unwrap_or_default()
-                );
-            }
-            None => s.push_str(&",".repeat(SIZING_JOB_COLUMNS.len())),
-        }
+        s.push_str(&job_sizing_cells(r.sizing.get(j)));
     }
     s
+}
+
+/// One job's [`SIZING_JOB_COLUMNS`] cells, each after a comma (empty cells without one).
+fn job_sizing_cells(z: Option<&JobSizing>) -> String {
+    let Some(z) = z else {
+        return ",".repeat(SIZING_JOB_COLUMNS.len());
+    };
+    format!(
+        ",{},{:.3},{:.9},{:.9},{},{},{}",
+        z.peak_bytes,
+        z.peak_pct,
+        z.time_stalled_sum_s,
+        z.time_stalled_max_s,
+        z.spilled_bytes,
+        z.drained_bytes,
+        z.drain_done_s
+            .map(|t| format!("{t:.9}"))
+            .unwrap_or_default()
+    )
 }
 
 /// The I/O phase (s) of job 0 in the run that differs from `run` only by having no burst

@@ -13,7 +13,8 @@
 //! (`<key>_Bps`); other values (names, plain numbers, lists) as given.
 
 use super::{
-    pfs_baseline, run_columns, SweepPlan, SweepRun, PLACEMENT_KEY, RUN_COLUMNS, SIZING_RUN_COLUMNS,
+    job_sizing_cells, pfs_baseline, run_columns, SweepPlan, SweepRun, PLACEMENT_KEY, RUN_COLUMNS,
+    SIZING_JOB_COLUMNS, SIZING_RUN_COLUMNS,
 };
 use crate::output::report::csv_field;
 use crate::scenario::units::{parse_bandwidth, parse_bytes, parse_duration};
@@ -26,8 +27,9 @@ pub const JOBS_FILE: &str = "sweep-jobs.csv";
 /// File name of the per-point, per-job, per-phase table.
 pub const PHASES_FILE: &str = "sweep-phases.csv";
 
-/// Columns of `sweep-jobs.csv` after `job` and `name`.
-pub const JOB_TABLE_COLUMNS: [&str; 20] = [
+/// Columns of `sweep-jobs.csv` after `job` and `name`, before the job's sizing columns
+/// ([`SIZING_JOB_COLUMNS`], as in `sweep.csv`).
+pub const JOB_TABLE_COLUMNS: [&str; 13] = [
     "ranks",
     "nodes",
     "bytes_written",
@@ -41,13 +43,6 @@ pub const JOB_TABLE_COLUMNS: [&str; 20] = [
     "bandwidth_Bps",
     "avg_hops",
     "nonminimal_fraction",
-    "peak_held_bytes",
-    "peak_held_pct",
-    "time_stalled_sum_s",
-    "time_stalled_max_s",
-    "spilled_bytes",
-    "drained_bytes",
-    "drain_done_s",
 ];
 
 /// Columns of `sweep-phases.csv` after `job`, `name` and `phase`.
@@ -207,6 +202,7 @@ pub fn jobs_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
     let lead = Leading::of(plan);
     let mut names = vec!["job", "name"];
     names.extend(JOB_TABLE_COLUMNS);
+    names.extend(SIZING_JOB_COLUMNS);
     let mut csv = end_header(lead.header.clone(), &names);
     for r in runs {
         let Ok(f) = &r.outcome else { continue };
@@ -230,24 +226,7 @@ pub fn jobs_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
                 js.avg_hops,
                 js.nonminimal_fraction
             );
-            match f.sizing.get(j) {
-                Some(z) => {
-                    let _ = write!(
-                        csv,
-                        ",{},{:.3},{:.9},{:.9},{},{},{}",
-                        z.peak_bytes,
-                        z.peak_pct,
-                        z.time_stalled_sum_s,
-                        z.time_stalled_max_s,
-                        z.spilled_bytes,
-                        z.drained_bytes,
-                        z.drain_done_s
-                            .map(|t| format!("{t:.9}"))
-                            .unwrap_or_default()
-                    );
-                }
-                None => csv.push_str(&",".repeat(7)),
-            }
+            csv.push_str(&job_sizing_cells(f.sizing.get(j)));
             csv.push('\n');
         }
     }
