@@ -4,13 +4,16 @@
 use crate::run_cmd::{
     default_out, install_interrupt_handler, run_loaded, scenario_path, warn_unused,
 };
-use crate::sweep_plan;
-use bbsim_sim::output::sweep::{sweep_csv, RunFigures, SweepPlan, SweepRun};
+use crate::sweep_plan::{self, PointRecord};
+use bbsim_sim::output::sweep::{sweep_csv, tidy, RunFigures, SweepPlan, SweepRun};
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
 use bbsim_sim::run::{load_scenario_edited, Loaded};
+use progress::SweepProgress;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+
+mod progress;
 
 /// Arguments of `bbsim sweep`.
 #[derive(clap::Args, Debug)]
@@ -19,7 +22,8 @@ pub struct SweepArgs {
     /// directory written by `--plan`.
     pub scenario: Option<PathBuf>,
     /// A key and its values, e.g. `--vary burst_buffer.placement=node-local,grouped,global`
-    /// (repeatable; runs the cartesian product).
+    /// (repeatable; runs the cartesian product). Values may be TOML lists or inline tables:
+    /// `--vary network.dims=[4,4],[8,2]`.
     #[arg(long = "vary", value_name = "KEY=V1,V2,...")]
     pub vary: Vec<String>,
     /// Fixed overrides applied to every run, as with `bbsim run --set`.
@@ -38,7 +42,7 @@ pub struct SweepArgs {
     /// Output directory (default: `<scenario name>-sweep` next to the scenario).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// No per-run messages.
+    /// No per-run messages and no progress bar.
     #[arg(long, short)]
     pub quiet: bool,
     /// Validate every point and write the sweep's plan into DIR (`DIR/plan.json`) without
@@ -54,7 +58,7 @@ pub struct SweepArgs {
     /// Points each Slurm array task runs (`--array-task`, `--slurm`).
     #[arg(long, default_value_t = 1, value_name = "K")]
     pub points_per_task: usize,
-    /// Run a point again even if it is already recorded.
+    /// Run every point again, also those an earlier run of the same sweep (or plan) finished.
     #[arg(long)]
     pub force: bool,
     /// Write `DIR/sweep.sbatch`, a Slurm array job over the plan in DIR.
@@ -81,13 +85,16 @@ pub struct SweepArgs {
     pub collect: bool,
 }
 
-/// Parses `key=v1,v2` into the key and its values.
+/// Parses `key=v1,v2` into the key and its values. Values are split at the commas outside
+/// brackets, braces and quotes, so a value may be a TOML list or inline table:
+/// `network.dims=[4,4],[8,2]` varies `network.dims` over `[4,4]` and `[8,2]`.
 fn parse_vary(v: &str) -> Result<(String, Vec<String>), String> {
     let (k, vals) = v
         .split_once('=')
         .ok_or_else(|| format!("--vary {v}: expected KEY=V1,V2,..."))?;
-    let vals: Vec<String> = vals
-        .split(',')
+    let vals: Vec<String> = split_values(vals)
+        .map_err(|why| format!("--vary {v}: {why}"))?
+        .into_iter()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .collect();
@@ -97,6 +104,62 @@ fn parse_vary(v: &str) -> Result<(String, Vec<String>), String> {
         ));
     }
     Ok((k.trim().to_string(), vals))
+}
+
+/// Splits `text` at the commas that are outside `[...]`, `{...}` and quotes. Error naming
+/// the offset of a closing bracket without its opening one, or what is left open.
+fn split_values(text: &str) -> Result<Vec<&str>, String> {
+    let mut parts = Vec::new();
+    let mut open: Vec<(char, usize)> = Vec::new();
+    let mut quote: Option<(char, usize)> = None;
+    let mut start = 0;
+    for (at, c) in text.char_indices() {
+        if let Some((q, _)) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some((c, at)),
+            '[' | '{' => open.push((c, at)),
+            ']' | '}' => {
+                let want = if c == ']' { '[' } else { '{' };
+                match open.pop() {
+                    Some((o, _)) if o == want => {}
+                    Some((o, from)) => {
+                        return Err(format!(
+                            "`{c}` at offset {at} of the values closes the `{o}` at offset \
+                             {from}; expected values such as `[1,2],[3,4]`"
+                        ))
+                    }
+                    None => {
+                        return Err(format!(
+                            "`{c}` at offset {at} of the values closes nothing; expected \
+                             values such as `[1,2],[3,4]`"
+                        ))
+                    }
+                }
+            }
+            ',' if open.is_empty() => {
+                parts.push(&text[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    if let Some((q, at)) = quote {
+        return Err(format!(
+            "the quote `{q}` at offset {at} of the values is not closed"
+        ));
+    }
+    if let Some((o, at)) = open.pop() {
+        return Err(format!(
+            "the `{o}` at offset {at} of the values is not closed"
+        ));
+    }
+    parts.push(&text[start..]);
+    Ok(parts)
 }
 
 /// `bbsim sweep`.
@@ -170,15 +233,21 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
         }
         return Ok(());
     }
-    let runs = run_all(a, &plan, &loaded, &out)?;
+    let digests = loaded
+        .iter()
+        .map(sweep_plan::point_digest)
+        .collect::<Result<Vec<_>, _>>()?;
+    let (runs, kept) = run_all(a, &plan, &loaded, &digests, &out)?;
     let failed = runs.iter().filter(|r| r.outcome.is_err()).count();
-    let mut set = OutputSet::new(&out).map_err(|e| e.to_string())?;
-    set.write("sweep.csv", sweep_csv(&plan, &runs).as_bytes())
-        .map_err(|e| e.to_string())?;
-    let written = set.commit().map_err(|e| e.to_string())?;
+    let written = write_tables(&out, &plan, &runs)?;
     if !a.quiet {
+        let kept = if kept > 0 {
+            format!(", {kept} kept from an earlier run")
+        } else {
+            String::new()
+        };
         println!(
-            "{} runs ({failed} failed); wrote {}",
+            "{} runs ({failed} failed{kept}); wrote {}",
             runs.len(),
             written
                 .iter()
@@ -196,49 +265,131 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs every combination of `plan` (`loaded`, in plan order) on `--jobs` workers, each into
-/// its directory under `out`, printing one line per finished run unless `--quiet`. Error if
-/// the user interrupted the sweep.
+/// Writes the sweep's tables for `runs` (the finished points, in point order) into `out`,
+/// all of them atomically: `sweep.csv` and its long forms (`sweep-points.csv`,
+/// `sweep-jobs.csv`, `sweep-phases.csv`). Returns the files written.
+pub fn write_tables(
+    out: &Path,
+    plan: &SweepPlan,
+    runs: &[SweepRun],
+) -> Result<Vec<PathBuf>, String> {
+    let mut set = OutputSet::new(out).map_err(|e| e.to_string())?;
+    let tables = [
+        ("sweep.csv", sweep_csv(plan, runs)),
+        (tidy::POINTS_FILE, tidy::points_csv(plan, runs)),
+        (tidy::JOBS_FILE, tidy::jobs_csv(plan, runs)),
+        (tidy::PHASES_FILE, tidy::phases_csv(plan, runs)),
+    ];
+    for (name, text) in &tables {
+        set.write(name, text.as_bytes())
+            .map_err(|e| e.to_string())?;
+    }
+    set.commit().map_err(|e| e.to_string())
+}
+
+/// Point `i` of `plan` as an earlier run of the same sweep into `out` left it, if it finished
+/// there: its record names the same resolved scenario (`digest`), the run succeeded and its
+/// directory is still there.
+fn finished_earlier(plan: &SweepPlan, i: usize, digest: &str, out: &Path) -> Option<SweepRun> {
+    let dir = plan.dir_name(i);
+    let rec = sweep_plan::read_record(&sweep_plan::record_path(out, &dir))?;
+    let same = rec.scenario_digest.as_deref() == Some(digest);
+    if !same || rec.outcome.is_err() || !out.join(&dir).is_dir() {
+        return None;
+    }
+    Some(SweepRun {
+        index: i,
+        values: plan.combos[i].clone(),
+        dir,
+        cost: rec.cost,
+        outcome: rec.outcome,
+    })
+}
+
+/// Runs the points of `plan` (`loaded`, in plan order, with their scenario digests) that have
+/// not finished in `out` before (all of them with `--force`) on `--jobs` workers, each into
+/// its directory under `out`. Each finished point is recorded in `out/points/` and
+/// `sweep.csv` is rewritten with every point finished so far, so an interrupted sweep leaves
+/// a valid partial table and running it again runs only the missing points. Returns the
+/// runs in point order and how many were kept from before; error if the user interrupted
+/// the sweep.
 fn run_all(
     a: &SweepArgs,
     plan: &SweepPlan,
     loaded: &[Loaded],
+    digests: &[String],
     out: &Path,
-) -> Result<Vec<SweepRun>, String> {
+) -> Result<(Vec<SweepRun>, usize), String> {
     let n = plan.len();
+    let slots: Vec<Option<SweepRun>> = (0..n)
+        .map(|i| (!a.force).then(|| finished_earlier(plan, i, &digests[i], out))?)
+        .collect();
+    let todo: Vec<usize> = (0..n).filter(|&i| slots[i].is_none()).collect();
+    let kept = n - todo.len();
+    let progress = SweepProgress::new(todo.len(), a.quiet);
+    if kept > 0 {
+        progress.note(&format!(
+            "{kept} of {n} points finished in an earlier run of this sweep: running the other {} \
+             (--force runs them all again)",
+            todo.len()
+        ));
+    }
+    let slots = Mutex::new(slots);
     let next = AtomicUsize::new(0);
-    let runs: Mutex<Vec<Option<SweepRun>>> = Mutex::new((0..n).map(|_| None).collect());
     std::thread::scope(|s| {
-        for _ in 0..a.jobs.min(n) {
+        for _ in 0..a.jobs.min(todo.len()) {
             s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n || INTERRUPTED.load(Ordering::SeqCst) {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= todo.len() || INTERRUPTED.load(Ordering::SeqCst) {
                     return;
                 }
+                let i = todo[k];
+                let started = std::time::Instant::now();
                 let run = run_one(a, plan, i, &loaded[i], out);
-                if !a.quiet {
-                    match &run.outcome {
-                        Ok(_) => eprintln!("[{}/{n}] {} done", i + 1, run.dir),
-                        Err(e) => eprintln!("[{}/{n}] {} failed: {e}", i + 1, run.dir),
+                if run.outcome.is_err() && INTERRUPTED.load(Ordering::SeqCst) {
+                    return; // cancelled half-way: not a result
+                }
+                let secs = started.elapsed().as_secs_f64();
+                let rec = PointRecord {
+                    cost: run.cost.clone(),
+                    outcome: run.outcome.clone(),
+                    scenario_digest: Some(digests[i].clone()),
+                };
+                let record = sweep_plan::record_path(out, &run.dir);
+                if let Err(e) = sweep_plan::write_record(&record, &rec) {
+                    progress.note(&format!("{}: not recorded ({e})", run.dir));
+                }
+                let Ok(mut g) = slots.lock() else {
+                    return;
+                };
+                let error = run.outcome.as_ref().err().cloned();
+                let dir = run.dir.clone();
+                g[i] = Some(run);
+                let so_far: Vec<SweepRun> = g.iter().flatten().cloned().collect();
+                if let Err(e) = write_tables(out, plan, &so_far) {
+                    if !INTERRUPTED.load(Ordering::SeqCst) {
+                        progress.note(&format!("cannot write sweep.csv: {e}"));
                     }
                 }
-                if let Ok(mut g) = runs.lock() {
-                    g[i] = Some(run);
-                }
+                progress.finished(&dir, secs, error.as_deref());
             });
         }
     });
-    if INTERRUPTED.load(Ordering::SeqCst) {
-        return Err(
-            "interrupted: sweep.csv was not written (finished runs keep their directories)".into(),
-        );
-    }
-    Ok(runs
+    progress.finish();
+    let runs: Vec<SweepRun> = slots
         .into_inner()
         .map_err(|_| "a sweep worker panicked".to_string())?
         .into_iter()
         .flatten()
-        .collect())
+        .collect();
+    if INTERRUPTED.load(Ordering::SeqCst) {
+        return Err(format!(
+            "interrupted: {} of {n} points finished (in sweep.csv); run the same command again \
+             to run only the others",
+            runs.len()
+        ));
+    }
+    Ok((runs, kept))
 }
 
 /// Runs combination `i` of `plan` into its directory under `out`.
@@ -273,10 +424,7 @@ fn planned(a: &SweepArgs) -> Result<(), String> {
     let plan = sweep_plan::read_plan(&dir)?;
     if a.collect {
         let c = sweep_plan::collect(&dir, &plan)?;
-        let mut set = OutputSet::new(&dir).map_err(|e| e.to_string())?;
-        set.write("sweep.csv", c.csv.as_bytes())
-            .map_err(|e| e.to_string())?;
-        let written = set.commit().map_err(|e| e.to_string())?;
+        let written = write_tables(&dir, &SweepPlan::new(plan.vary.clone()), &c.runs)?;
         let n = plan.points.len();
         let done = n - c.missing.len();
         if !a.quiet {
@@ -368,5 +516,27 @@ mod tests {
         assert!(parse_vary("k").is_err());
         assert!(parse_vary("k=").is_err());
         assert_eq!(parse_vary("n.k=a, b").expect("ok").1, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn vary_values_may_be_lists_and_tables() {
+        let (k, v) = parse_vary("network.dims=[4, 4],[8,2], \"a,b\",{x=1,y=[2,3]}").expect("ok");
+        assert_eq!(k, "network.dims");
+        assert_eq!(v, vec!["[4, 4]", "[8,2]", "\"a,b\"", "{x=1,y=[2,3]}"]);
+        let e = parse_vary("k=[1,2").expect_err("open");
+        assert!(
+            e.starts_with("--vary k=[1,2: ") && e.contains("`[` at offset 0"),
+            "{e}"
+        );
+        let e = parse_vary("k=1],2").expect_err("close");
+        assert!(e.contains("`]` at offset 1"), "{e}");
+        let e = parse_vary("k=[1,2}").expect_err("mismatch");
+        assert!(
+            e.contains("`}` at offset 4 of the values closes the `[` at offset 0"),
+            "{e}"
+        );
+        assert!(parse_vary("k=\"a,b")
+            .expect_err("quote")
+            .contains("quote `\"` at offset 0"));
     }
 }

@@ -9,16 +9,16 @@
 //!   done or missing; a done point is skipped when run again;
 //! - `bbsim sweep --slurm DIR [--submit]` writes `DIR/sweep.sbatch`, an array job with one task
 //!   per `--points-per-task` points, and with `--submit` hands it to `sbatch`;
-//! - `bbsim sweep --collect DIR` writes `DIR/sweep.csv` from the recorded points (the same rows
-//!   a local `bbsim sweep` writes), lists the missing and failed points, and prints the command
+//! - `bbsim sweep --collect DIR` writes `DIR/sweep.csv` and its long forms from the recorded
+//!   points (the same rows a local `bbsim sweep` writes), lists the missing and failed points, and prints the command
 //!   that runs only those.
 
 use crate::run_cmd::run_loaded;
 use bbsim_engine::digest::Digest;
 use bbsim_sim::output::cost::Cost;
-use bbsim_sim::output::sweep::{sweep_csv, RunFigures, SweepPlan, SweepRun};
+use bbsim_sim::output::sweep::{RunFigures, SweepPlan, SweepRun};
 use bbsim_sim::output::OutputSet;
-use bbsim_sim::run::load_scenario_edited;
+use bbsim_sim::run::{load_scenario_edited, Loaded};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -60,12 +60,44 @@ pub struct PlannedPoint {
     pub overrides: Vec<String>,
 }
 
-/// A finished point's record: what `sweep.csv` needs of it.
+/// A finished point's record: what `sweep.csv` needs of it, and which scenario it ran.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct PointRecord {
-    cost: Cost,
+pub struct PointRecord {
+    /// Its burst-buffer design's cost.
+    pub cost: Cost,
     /// The run's figures, or why it failed.
-    outcome: Result<RunFigures, String>,
+    pub outcome: Result<RunFigures, String>,
+    /// [`point_digest`] of the scenario the point ran (absent in records of older builds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario_digest: Option<String>,
+}
+
+/// Digest (hex) of a point's resolved scenario and the bbsim version that runs it: the
+/// scenario file with its `--unset`, `--set` and `--vary` overrides applied and every default
+/// filled in, as `summary.json` echoes it. A recorded point whose digest differs ran another
+/// scenario (or another release).
+pub fn point_digest(l: &Loaded) -> Result<String, String> {
+    let json = serde_json::to_vec(&l.written).map_err(|e| e.to_string())?;
+    let mut d = Digest::new();
+    d.bytes(env!("CARGO_PKG_VERSION").as_bytes());
+    d.bytes(&json);
+    Ok(format!("{:016x}", d.finish()))
+}
+
+/// Reads the point record at `path`: `None` if it is absent or not a record.
+pub fn read_record(path: &Path) -> Option<PointRecord> {
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Writes the point record `rec` to `path` atomically (its directory created if missing).
+pub fn write_record(path: &Path, rec: &PointRecord) -> Result<(), String> {
+    let json = serde_json::to_string_pretty(rec).map_err(|e| e.to_string())? + "\n";
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    write_atomic(path, json.as_bytes())
 }
 
 /// Digest of a file's bytes (hex), or an error naming it.
@@ -145,9 +177,10 @@ pub fn read_plan(dir: &Path) -> Result<Plan, String> {
     serde_json::from_str(&text).map_err(|e| format!("{}: not a sweep plan: {e}", path.display()))
 }
 
-/// The record file of point `p` in plan directory `dir`.
-fn record_path(dir: &Path, p: &PlannedPoint) -> PathBuf {
-    dir.join("points").join(format!("{}.json", p.dir))
+/// The record file of the point with directory name `point` in plan (or sweep) directory
+/// `dir`: `dir/points/<point>.json`.
+pub fn record_path(dir: &Path, point: &str) -> PathBuf {
+    dir.join("points").join(format!("{point}.json"))
 }
 
 /// The points a `--point` invocation runs: point `n` if given, else the `per_task` points of
@@ -191,7 +224,7 @@ pub struct PointReport {
 /// Runs point `i` of the plan in `dir` unless it is already recorded (`force` runs it again).
 pub fn run_point(dir: &Path, plan: &Plan, i: usize, force: bool) -> Result<PointReport, String> {
     let p = &plan.points[i];
-    let record = record_path(dir, p);
+    let record = record_path(dir, &p.dir);
     if record.exists() && !force {
         return Ok(PointReport {
             line: format!("point {i} ({}) already done", p.dir),
@@ -226,10 +259,9 @@ pub fn run_point(dir: &Path, plan: &Plan, i: usize, force: bool) -> Result<Point
     let rec = PointRecord {
         cost: loaded.cost(),
         outcome,
+        scenario_digest: Some(point_digest(&loaded)?),
     };
-    let json = serde_json::to_string_pretty(&rec).map_err(|e| e.to_string())? + "\n";
-    std::fs::create_dir_all(dir.join("points")).map_err(|e| e.to_string())?;
-    write_atomic(&record, json.as_bytes())?;
+    write_record(&record, &rec)?;
     Ok(report)
 }
 
@@ -312,8 +344,8 @@ pub fn submit(script: &Path) -> Result<String, String> {
 
 /// What `--collect` found.
 pub struct Collected {
-    /// `sweep.csv`'s text (recorded points only, in plan order).
-    pub csv: String,
+    /// The recorded points, in plan order.
+    pub runs: Vec<SweepRun>,
     /// Points not recorded yet.
     pub missing: Vec<usize>,
     /// Points recorded as failed.
@@ -325,7 +357,7 @@ pub fn collect(dir: &Path, plan: &Plan) -> Result<Collected, String> {
     let mut runs = Vec::new();
     let (mut missing, mut failed) = (Vec::new(), Vec::new());
     for (i, p) in plan.points.iter().enumerate() {
-        let path = record_path(dir, p);
+        let path = record_path(dir, &p.dir);
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(_) => {
@@ -347,7 +379,7 @@ pub fn collect(dir: &Path, plan: &Plan) -> Result<Collected, String> {
         });
     }
     Ok(Collected {
-        csv: sweep_csv(&SweepPlan::new(plan.vary.clone()), &runs),
+        runs,
         missing,
         failed,
     })

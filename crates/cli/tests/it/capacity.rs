@@ -2,7 +2,7 @@
 //! draining it) fails with a message naming the job and the device, writes nothing, and is
 //! marked failed in a sweep; a larger one runs and reports its sizing figures.
 
-use crate::common::{read_json, run_err, run_ok, scratch};
+use crate::common::{bin, read_json, run_err, run_ok, scratch};
 
 /// The built-in quickstart, shrunk to a second of wall time.
 const SMALL: [&str; 10] = [
@@ -66,6 +66,29 @@ fn a_sweep_marks_the_run_that_cannot_finish_failed() {
         rows[1]
     );
     assert!(rows[2].contains(",ok,"), "{}", rows[2]);
+    // The long tables: the failure in its own column, no job rows for the failed run.
+    let read = |f: &str| std::fs::read_to_string(out.join(f)).expect(f);
+    let points = read("sweep-points.csv");
+    let p: Vec<&str> = points.lines().collect();
+    assert!(p[0].contains(",burst_buffer.ssd.capacity_bytes,status,") && p[0].ends_with(",error"));
+    assert!(p[1].contains(",1000000,failed,") && p[1].contains("the run cannot finish"));
+    assert!(
+        p[2].contains(",1600000000000,ok,") && p[2].ends_with(','),
+        "{}",
+        p[2]
+    );
+    assert!(read("sweep-jobs.csv")
+        .lines()
+        .skip(1)
+        .all(|l| l.starts_with("1,")));
+    // Running the sweep again runs only the failed point.
+    let loud: Vec<&str> = args.iter().copied().filter(|a| *a != "--quiet").collect();
+    let again = bin().args(&loud).output().expect("bbsim starts");
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        err.contains("[1/1] run-000_capacity=1MB failed after "),
+        "{err}"
+    );
 }
 
 #[test]

@@ -17,5 +17,7 @@ mod plot;
 mod size;
 mod slurm;
 mod study;
+mod sweep_resume;
+mod sweep_tables;
 mod trains;
 mod workflows;

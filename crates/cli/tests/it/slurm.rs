@@ -32,7 +32,7 @@ fn s(p: &Path) -> &str {
 }
 
 /// `sweep.csv` without its `wall_s` column (the only one that may differ between two runs).
-fn without_wall_time(csv: &str) -> Vec<String> {
+pub(crate) fn without_wall_time(csv: &str) -> Vec<String> {
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().expect("header").split(',').collect();
     let wall = header
@@ -50,11 +50,31 @@ fn without_wall_time(csv: &str) -> Vec<String> {
 
 /// The `sweep.csv` of a local sweep of [`SWEEP`].
 fn local_sweep(name: &str) -> Vec<String> {
+    collected(&local_out(name))
+}
+
+/// A local sweep of [`SWEEP`] into a fresh directory.
+fn local_out(name: &str) -> PathBuf {
     let out = scratch(name);
     let mut args = vec!["sweep", "--quiet", "--out", s(&out)];
     args.extend(SWEEP);
     run_ok(&args);
-    without_wall_time(&std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv"))
+    out
+}
+
+/// The long-form tables in `dir`, `sweep-points.csv` without its wall times.
+fn long_tables(dir: &Path) -> Vec<Vec<String>> {
+    ["sweep-points.csv", "sweep-jobs.csv", "sweep-phases.csv"]
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(dir.join(f)).expect(f);
+            if f.contains("points") {
+                without_wall_time(&text)
+            } else {
+                text.lines().map(str::to_string).collect()
+            }
+        })
+        .collect()
 }
 
 /// Writes the plan of [`SWEEP`] into a fresh directory.
@@ -81,7 +101,9 @@ fn points_run_one_by_one_give_the_local_sweep_and_missing_ones_are_named() {
     let again = run_ok(&["sweep", "--point", "2", s(&dir)]);
     assert!(String::from_utf8_lossy(&again.stderr).contains("already done"));
     run_ok(&["sweep", "--quiet", "--collect", s(&dir)]);
-    assert_eq!(collected(&dir), local_sweep("plan-points-local"));
+    let local = local_out("plan-points-local");
+    assert_eq!(collected(&dir), collected(&local));
+    assert_eq!(long_tables(&dir), long_tables(&local));
 
     // A point whose record is gone (its task was killed before it finished) is missing:
     // collect writes the others and names it, with the command that runs only it.

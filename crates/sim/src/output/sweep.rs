@@ -1,6 +1,7 @@
 //! `sweep.csv`, the table `bbsim sweep` writes: the sweep's plan (the cartesian product of the
 //! varied values and one directory per run), and one row per run with its headline metrics,
-//! its design's cost, its job 0's speed-up over the PFS-only baseline and per-job columns.
+//! its design's cost, its job 0's speed-up over the PFS-only baseline and per-job columns;
+//! and the same figures in long form ([`tidy`]) for data-frame tools.
 
 use super::capacity::JobSizing;
 use super::collect::{JobSummary, Results};
@@ -9,6 +10,8 @@ use super::phases::IoPhase;
 use super::report::csv_field;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
+
+pub mod tidy;
 
 /// The varied key whose value [`NO_BURST_BUFFER`] marks a PFS-only baseline run.
 pub const PLACEMENT_KEY: &str = "burst_buffer.placement";
@@ -257,26 +260,28 @@ pub const SIZING_JOB_COLUMNS: [&str; 7] = [
 fn sizing_columns(r: &RunFigures, max_jobs: usize) -> String {
     let mut s = format!(",{:.3},{}", r.fullest_device_peak_pct, r.stalled_writes);
     for j in 0..max_jobs {
-        match r.sizing.get(j) {
-            Some(z) => {
-                let _ = write!(
-                    s,
-                    ",{},{:.3},{:.9},{:.9},{},{},{}",
-                    z.peak_bytes,
-                    z.peak_pct,
-                    z.time_stalled_sum_s,
-                    z.time_stalled_max_s,
-                    z.spilled_bytes,
-                    z.drained_bytes,
-                    z.drain_done_s
-                        .map(|t| format!("{t:.9}"))
-                        .unwrap_or_default()
-                );
-            }
-            None => s.push_str(&",".repeat(SIZING_JOB_COLUMNS.len())),
-        }
+        s.push_str(&job_sizing_cells(r.sizing.get(j)));
     }
     s
+}
+
+/// One job's [`SIZING_JOB_COLUMNS`] cells, each after a comma (empty cells without one).
+fn job_sizing_cells(z: Option<&JobSizing>) -> String {
+    let Some(z) = z else {
+        return ",".repeat(SIZING_JOB_COLUMNS.len());
+    };
+    format!(
+        ",{},{:.3},{:.9},{:.9},{},{},{}",
+        z.peak_bytes,
+        z.peak_pct,
+        z.time_stalled_sum_s,
+        z.time_stalled_max_s,
+        z.spilled_bytes,
+        z.drained_bytes,
+        z.drain_done_s
+            .map(|t| format!("{t:.9}"))
+            .unwrap_or_default()
+    )
 }
 
 /// The I/O phase (s) of job 0 in the run that differs from `run` only by having no burst
