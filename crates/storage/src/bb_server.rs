@@ -34,7 +34,7 @@
 
 use crate::capacity::{CapacityLedger, FullPolicy};
 use crate::drain::{DrainConfig, DrainPolicy, Pacer};
-use crate::error::{positive, ConfigError};
+use crate::error::{positive, BbServerField as F, ConfigError, DrainField, Reservation};
 use crate::event::StorageEvent;
 use crate::intervals::Intervals;
 use crate::op_table::OpTable;
@@ -128,37 +128,51 @@ impl Default for BbServerConfig {
 }
 
 impl BbServerConfig {
-    /// Checks every setting; keys are relative to the BB server section.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        self.ssd.validate().map_err(|e| e.within("ssd"))?;
-        positive("ssds", u64::from(self.ssds))?;
+    /// Checks every setting.
+    pub fn validate(&self) -> Result<(), ConfigError<F>> {
+        self.ssd.validate().map_err(|e| e.within(F::Ssd))?;
+        positive(F::Ssds, u64::from(self.ssds))?;
         if self.ssds > u32::from(u16::MAX) {
-            return Err(ConfigError::new("ssds", "must be at most 65535"));
+            return Err(ConfigError::new(
+                F::Ssds,
+                self.ssds,
+                "must be at most 65535",
+            ));
         }
-        positive("unit", self.unit)?;
+        positive(F::Unit, self.unit)?;
         if self.unit > MAX_UNIT {
-            return Err(ConfigError::new("unit", "must be at most 2GiB"));
+            return Err(ConfigError::new(F::Unit, self.unit, "must be at most 2GiB"));
         }
         if self.unit > self.ssd.capacity {
-            return Err(ConfigError::new("unit", "must not exceed ssd.capacity"));
+            return Err(ConfigError::new(
+                F::Unit,
+                self.unit,
+                format!("must not exceed ssd.capacity ({})", self.ssd.capacity),
+            ));
         }
         if self.ssd.capacity / self.unit > u64::from(u32::MAX) {
             return Err(ConfigError::new(
-                "unit",
+                F::Unit,
+                self.unit,
                 "too small: more than 2^32 units per SSD",
             ));
         }
-        positive("chunk_units", u64::from(self.chunk_units))?;
+        positive(F::ChunkUnits, u64::from(self.chunk_units))?;
         if self.unit.saturating_mul(u64::from(self.chunk_units)) > self.ssd.capacity {
             return Err(ConfigError::new(
-                "chunk_units",
-                "a chunk (chunk_units x unit) must not exceed ssd.capacity",
+                F::ChunkUnits,
+                self.chunk_units,
+                format!(
+                    "a chunk (chunk_units x unit) must not exceed ssd.capacity ({})",
+                    self.ssd.capacity
+                ),
             ));
         }
         if self.ssd_model == SsdModel::Array {
             if self.ssd.ftl.is_some() {
                 return Err(ConfigError::new(
-                    "ssd_model",
+                    F::SsdModel,
+                    "\"array\" with an FTL",
                     "\"array\" has no FTL: one FTL over the pooled capacity would clean across \
                      drives, which N separate drives do not; use ssd_model = \"per-ssd\" or \
                      disable the FTL",
@@ -166,7 +180,8 @@ impl BbServerConfig {
             }
             if self.chunk_units != 1 {
                 return Err(ConfigError::new(
-                    "chunk_units",
+                    F::ChunkUnits,
+                    self.chunk_units,
                     "must be one stripe unit (chunk_units = 1) with ssd_model = \"array\": \
                      the array has no per-SSD layout",
                 ));
@@ -174,23 +189,25 @@ impl BbServerConfig {
             let units = (self.ssd.capacity / self.unit).saturating_mul(u64::from(self.ssds));
             if units > u64::from(u32::MAX) {
                 return Err(ConfigError::new(
-                    "unit",
+                    F::Unit,
+                    self.unit,
                     "too small: more than 2^32 units per SSD array (ssd_model = \"array\")",
                 ));
             }
         }
-        positive("threads", u64::from(self.threads))?;
+        positive(F::Threads, u64::from(self.threads))?;
         if let Some(s) = &self.staging {
-            positive("staging.capacity", s.capacity)?;
-            positive("staging.bandwidth", s.bandwidth)?;
+            positive(F::StagingCapacity, s.capacity)?;
+            positive(F::StagingBandwidth, s.bandwidth)?;
         }
-        self.drain.validate().map_err(|e| e.within("drain"))?;
+        self.drain.validate().map_err(|e| e.within(F::Drain))?;
         if self.full_policy == FullPolicy::Stall
             && !self.drain.evict
             && self.drain.policy != DrainPolicy::None
         {
             return Err(ConfigError::new(
-                "drain.evict",
+                F::Drain(DrainField::Evict),
+                false,
                 "must be true when full_policy is stall (a full BB must be able to make room)",
             ));
         }
@@ -603,18 +620,19 @@ impl BbServer {
         cfg: BbServerConfig,
         me: Endpoint,
         pfs_targets: Vec<Endpoint>,
-    ) -> Result<Self, ConfigError> {
+    ) -> Result<Self, ConfigError<F>> {
         cfg.validate()?;
         if pfs_targets.is_empty() {
             return Err(ConfigError::new(
-                "pfs_targets",
+                F::PfsTargets,
+                "none",
                 "needs at least one PFS I/O node",
             ));
         }
         let devices = cfg.devices();
         let dev_cfg = cfg.device_config();
         let ssds = (0..devices)
-            .map(|d| Ssd::new(d as u16, dev_cfg.clone()).map_err(|e| e.within("ssd")))
+            .map(|d| Ssd::new(d as u16, dev_cfg.clone()).map_err(|e| e.within(F::Ssd)))
             .collect::<Result<Vec<_>, _>>()?;
         // Whole units of every SSD: an array holds the units of its SSDs.
         let per_ssd = cfg.ssd.capacity / cfg.unit;
@@ -784,7 +802,7 @@ impl BbServer {
     }
 
     /// Grants allocation `alloc` at most `bytes` on this server (job or DataWarp reservation).
-    pub fn reserve(&mut self, alloc: u32, bytes: u64) -> Result<(), ConfigError> {
+    pub fn reserve(&mut self, alloc: u32, bytes: u64) -> Result<(), ConfigError<Reservation>> {
         self.ledger.reserve(alloc, bytes)
     }
 

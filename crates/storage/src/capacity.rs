@@ -1,6 +1,6 @@
 //! Capacity accounting of a BB server: the whole server and each job or reservation.
 
-use crate::error::ConfigError;
+use crate::error::{ConfigError, Reservation};
 use crate::occupancy::OccupancyLog;
 use bbsim_engine::Time;
 use std::collections::BTreeMap;
@@ -81,8 +81,8 @@ impl CapacityLedger {
     }
 
     /// Grants `alloc` at most `bytes` on this server (a reservation, e.g. DataWarp grains).
-    /// Fails, naming `capacity`, if the reservations would exceed the server.
-    pub fn reserve(&mut self, alloc: u32, bytes: u64) -> Result<(), ConfigError> {
+    /// Fails if the reservations would exceed the server.
+    pub fn reserve(&mut self, alloc: u32, bytes: u64) -> Result<(), ConfigError<Reservation>> {
         let others: u64 = self
             .allocs
             .iter()
@@ -91,10 +91,12 @@ impl CapacityLedger {
             .sum();
         if others.saturating_add(bytes) > self.total {
             return Err(ConfigError::new(
-                "capacity",
+                Reservation { alloc },
+                format!("{bytes} bytes"),
                 format!(
-                    "cannot reserve {bytes} bytes for allocation {alloc}: {others} of {} bytes \
-                     already reserved",
+                    "must be at most the {} bytes not yet reserved ({others} of {} bytes \
+                     already reserved)",
+                    self.total.saturating_sub(others),
                     self.total
                 ),
             ));
@@ -160,7 +162,10 @@ mod tests {
         assert!(c.fits(1, 100));
         assert!(!c.fits(1, 101));
         c.reserve(1, 30).unwrap();
-        assert_eq!(c.reserve(2, 71).unwrap_err().key, "capacity");
+        assert_eq!(
+            c.reserve(2, 71).unwrap_err().field,
+            Reservation { alloc: 2 }
+        );
         c.reserve(2, 70).unwrap();
         assert!(c.fits(1, 30));
         assert!(!c.fits(1, 31));

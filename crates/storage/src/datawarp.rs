@@ -2,7 +2,7 @@
 //! over `ceil(capacity / grain)` BB servers, in `striped` (one namespace shared by the job) or
 //! `private` (one namespace per compute node) mode.
 
-use crate::error::{positive, ConfigError};
+use crate::error::{positive, ConfigError, DataWarpField};
 use crate::placement::Layout;
 use crate::units::div_ceil_u64;
 use serde::{Deserialize, Serialize};
@@ -33,10 +33,10 @@ pub struct DataWarpConfig {
 }
 
 impl DataWarpConfig {
-    /// Checks the settings; keys relative to the DataWarp section.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        positive("grain", self.grain)?;
-        positive("stripe_size", self.stripe_size)
+    /// Checks the settings.
+    pub fn validate(&self) -> Result<(), ConfigError<DataWarpField>> {
+        positive(DataWarpField::Grain, self.grain)?;
+        positive(DataWarpField::StripeSize, self.stripe_size)
     }
 }
 
@@ -68,13 +68,14 @@ pub fn allocate(
     capacity: u64,
     mode: DwMode,
     candidates: &[usize],
-) -> Result<DwAllocation, ConfigError> {
+) -> Result<DwAllocation, ConfigError<DataWarpField>> {
     cfg.validate()?;
-    positive("capacity", capacity)?;
+    positive(DataWarpField::Capacity, capacity)?;
     if candidates.is_empty() {
         return Err(ConfigError::new(
-            "capacity",
-            "no BB servers to allocate grains on",
+            DataWarpField::Capacity,
+            format!("{capacity} bytes"),
+            "must be granted on BB servers, and there are none",
         ));
     }
     let grains = div_ceil_u64(capacity, cfg.grain);
@@ -170,11 +171,13 @@ mod tests {
         assert_eq!(big.per_server[1], 20 * GB);
         assert_eq!(big.per_server.iter().sum::<u64>(), big.granted);
         let e = allocate(&cfg, GB, DwMode::Striped, &[]).unwrap_err();
-        assert_eq!(e.key, "capacity");
+        assert_eq!(e.field, DataWarpField::Capacity);
         let bad = DataWarpConfig { grain: 0, ..cfg };
         assert_eq!(
-            allocate(&bad, GB, DwMode::Striped, &cands).unwrap_err().key,
-            "grain"
+            allocate(&bad, GB, DwMode::Striped, &cands)
+                .unwrap_err()
+                .field,
+            DataWarpField::Grain
         );
     }
 }

@@ -1,6 +1,6 @@
 //! Drain (stage-out to the PFS) and stage-in settings, and the pacing of the data mover.
 
-use crate::error::{positive, ConfigError};
+use crate::error::{positive, ConfigError, DrainField};
 use crate::units::transfer_ps;
 use bbsim_engine::Time;
 use serde::{Deserialize, Serialize};
@@ -70,17 +70,18 @@ impl Default for DrainConfig {
 }
 
 impl DrainConfig {
-    /// Checks the settings; keys are relative to the drain section.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        positive("bandwidth", self.bandwidth)?;
-        positive("max_outstanding", u64::from(self.max_outstanding))?;
+    /// Checks the settings.
+    pub fn validate(&self) -> Result<(), ConfigError<DrainField>> {
+        positive(DrainField::Bandwidth, self.bandwidth)?;
+        positive(DrainField::MaxOutstanding, u64::from(self.max_outstanding))?;
         let fill = self.threshold;
         if self.policy == DrainPolicy::Threshold
             && !(fill.is_finite() && (0.0..=1.0).contains(&fill))
         {
             return Err(ConfigError::new(
-                "threshold",
-                format!("must be in [0, 1], got {fill}"),
+                DrainField::Threshold,
+                fill,
+                "must be in [0, 1]",
             ));
         }
         Ok(())
@@ -128,9 +129,9 @@ mod tests {
         assert!(c.validate().is_ok());
         c.policy = DrainPolicy::Threshold;
         c.threshold = 1.5;
-        assert_eq!(c.validate().unwrap_err().key, "threshold");
+        assert_eq!(c.validate().unwrap_err().field, DrainField::Threshold);
         c.policy = DrainPolicy::Immediate;
         c.bandwidth = 0;
-        assert_eq!(c.validate().unwrap_err().key, "bandwidth");
+        assert_eq!(c.validate().unwrap_err().field, DrainField::Bandwidth);
     }
 }

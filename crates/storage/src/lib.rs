@@ -40,7 +40,10 @@ pub use bb_server::{
 };
 pub use capacity::{CapacityLedger, FullPolicy};
 pub use drain::{DrainConfig, DrainPolicy};
-pub use error::ConfigError;
+pub use error::{
+    BbServerField, ConfigError, DataWarpField, DrainField, FtlField, PfsField, Reservation,
+    SizeBinField, SsdField, StripeField,
+};
 pub use event::StorageEvent;
 pub use occupancy::OccupancyLog;
 pub use pfs::{IoNode, PfsBackend, PfsConfig, PfsEvent};

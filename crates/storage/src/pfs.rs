@@ -10,7 +10,7 @@
 //! The answer returns to the I/O node after `forward_latency`, which is the lookahead the
 //! simulator declares for the I/O node ↔ backend channel (or it keeps them on one cluster).
 
-use crate::error::{positive, ConfigError};
+use crate::error::{positive, ConfigError, PfsField};
 use crate::event::StorageEvent;
 use crate::fluid::Fluid;
 use crate::request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, StorageMsg};
@@ -54,19 +54,17 @@ impl Default for PfsConfig {
 
 impl PfsConfig {
     /// Checks every setting; keys are relative to the PFS section.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        positive("servers", u64::from(self.servers))?;
-        positive("server_bandwidth", self.server_bandwidth)?;
-        positive("aggregate_bandwidth", self.aggregate_bandwidth)?;
-        positive("stripe_size", self.stripe_size)?;
-        positive("stripe_count", u64::from(self.stripe_count))?;
+    pub fn validate(&self) -> Result<(), ConfigError<PfsField>> {
+        positive(PfsField::Servers, u64::from(self.servers))?;
+        positive(PfsField::ServerBandwidth, self.server_bandwidth)?;
+        positive(PfsField::AggregateBandwidth, self.aggregate_bandwidth)?;
+        positive(PfsField::StripeSize, self.stripe_size)?;
+        positive(PfsField::StripeCount, u64::from(self.stripe_count))?;
         if self.stripe_count > self.servers {
             return Err(ConfigError::new(
-                "stripe_count",
-                format!(
-                    "({}) must not exceed the number of servers ({})",
-                    self.stripe_count, self.servers
-                ),
+                PfsField::StripeCount,
+                self.stripe_count,
+                format!("must not exceed the number of servers ({})", self.servers),
             ));
         }
         Ok(())
@@ -186,7 +184,7 @@ pub struct PfsBackend {
 
 impl PfsBackend {
     /// A backend with the given configuration (validated).
-    pub fn new(cfg: PfsConfig) -> Result<Self, ConfigError> {
+    pub fn new(cfg: PfsConfig) -> Result<Self, ConfigError<PfsField>> {
         cfg.validate()?;
         Ok(PfsBackend {
             fluid: Fluid::new(
@@ -388,11 +386,14 @@ mod tests {
             stripe_count: 5,
             ..cfg.clone()
         };
-        assert_eq!(bad.validate().unwrap_err().key, "stripe_count");
+        assert_eq!(bad.validate().unwrap_err().field, PfsField::StripeCount);
         let bad = PfsConfig {
             aggregate_bandwidth: 0,
             ..cfg
         };
-        assert_eq!(bad.validate().unwrap_err().key, "aggregate_bandwidth");
+        assert_eq!(
+            bad.validate().unwrap_err().field,
+            PfsField::AggregateBandwidth
+        );
     }
 }

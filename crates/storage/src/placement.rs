@@ -4,7 +4,7 @@
 //! Placement never looks at the topology: callers pass the server terminals and a hop-count
 //! function `hops(client_terminal, server_terminal)`.
 
-use crate::error::{positive, ConfigError};
+use crate::error::{positive, ConfigError, StripeField};
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
@@ -61,16 +61,14 @@ pub struct StripeSpec {
 
 impl StripeSpec {
     /// Checks the spec against the number of servers available.
-    pub fn validate(&self, servers: usize) -> Result<(), ConfigError> {
-        positive("stripe_count", u64::from(self.stripe_count))?;
-        positive("stripe_size", self.stripe_size)?;
+    pub fn validate(&self, servers: usize) -> Result<(), ConfigError<StripeField>> {
+        positive(StripeField::StripeCount, u64::from(self.stripe_count))?;
+        positive(StripeField::StripeSize, self.stripe_size)?;
         if self.stripe_count as usize > servers {
             return Err(ConfigError::new(
-                "stripe_count",
-                format!(
-                    "({}) is larger than the number of BB servers ({servers})",
-                    self.stripe_count
-                ),
+                StripeField::StripeCount,
+                self.stripe_count,
+                format!("must not be larger than the number of BB servers ({servers})"),
             ));
         }
         Ok(())
@@ -87,16 +85,21 @@ pub fn stripe_set<F: Fn(u32, u32) -> u32>(
     servers: &[u32],
     count: u32,
     hops: F,
-) -> Result<Vec<usize>, ConfigError> {
+) -> Result<Vec<usize>, ConfigError<StripeField>> {
     let n = servers.len();
     if n == 0 {
-        return Err(ConfigError::new("servers", "no BB servers to stripe over"));
+        return Err(ConfigError::new(
+            StripeField::Servers,
+            "none",
+            "must list at least one BB server to stripe over",
+        ));
     }
-    positive("stripe_count", u64::from(count))?;
+    positive(StripeField::StripeCount, u64::from(count))?;
     if count as usize > n {
         return Err(ConfigError::new(
-            "stripe_count",
-            format!("({count}) is larger than the number of BB servers ({n})"),
+            StripeField::StripeCount,
+            count,
+            format!("must not be larger than the number of BB servers ({n})"),
         ));
     }
     let rot = client as usize % n;
@@ -317,9 +320,12 @@ mod tests {
         assert_eq!(stripe_set(7, &servers, 2, flat).unwrap(), vec![2, 3]);
         assert_eq!(stripe_set(8, &servers, 2, flat).unwrap(), vec![3, 4]);
         let e = stripe_set(1, &servers, 6, d).unwrap_err();
-        assert_eq!(e.key, "stripe_count");
-        assert!(e.message.contains("larger than the number of BB servers"));
-        assert_eq!(stripe_set(1, &[], 1, d).unwrap_err().key, "servers");
+        assert_eq!(e.field, StripeField::StripeCount);
+        assert!(e.message().contains("larger than the number of BB servers"));
+        assert_eq!(
+            stripe_set(1, &[], 1, d).unwrap_err().field,
+            StripeField::Servers
+        );
         assert_eq!(
             StripeSpec {
                 stripe_count: 5,
@@ -327,8 +333,8 @@ mod tests {
             }
             .validate(4)
             .unwrap_err()
-            .key,
-            "stripe_count"
+            .field,
+            StripeField::StripeCount
         );
         assert_eq!(
             StripeSpec {
@@ -337,8 +343,8 @@ mod tests {
             }
             .validate(4)
             .unwrap_err()
-            .key,
-            "stripe_size"
+            .field,
+            StripeField::StripeSize
         );
     }
 

@@ -8,7 +8,7 @@
 
 use crate::bb_server::{BbAction, BbServer, BbServerConfig};
 use crate::client::{AppRequest, IoRecord, IoTracker};
-use crate::error::ConfigError;
+use crate::error::{BbServerField, ConfigError, PfsField, Reservation, SsdField, StripeField};
 use crate::event::StorageEvent;
 use crate::pfs::{IoNode, PfsBackend, PfsConfig};
 use crate::placement::{stripe_set, Layout, StripeSpec};
@@ -16,6 +16,7 @@ use crate::request::{Endpoint, IoOp, StorageMsg};
 use crate::ssd::{Ssd, SsdCompletion, SsdConfig, SsdRequest};
 use bbsim_engine::{Ctx, LogicalProcess, LookaheadTable, LpId, SimConfig, Simulation, Time};
 use std::collections::BTreeMap;
+use std::fmt;
 use std::sync::Arc;
 
 /// Lookahead class of client LPs.
@@ -130,6 +131,42 @@ pub struct ClientSpec {
     /// Operations each BB or PFS request stands for ([`AppRequest::ops`]): 1, or `k` to send
     /// each listed operation as a transfer train of `k` operations of `len / k` bytes.
     pub train: u32,
+}
+
+/// The part of a standalone [`Scenario`] that failed its check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScenarioField {
+    /// A field of client `.0`'s BB stripe (or of the stripe set drawn for it).
+    ClientStripe(usize, StripeField),
+    /// Client `.0`'s explicit BB layout.
+    ClientLayout(usize),
+    /// Client `.0`'s target.
+    ClientTarget(usize),
+    /// A field of client `.0`'s node-local SSD.
+    ClientSsd(usize, SsdField),
+    /// A field of the BB servers.
+    BurstBuffer(BbServerField),
+    /// A reservation on the BB servers.
+    Reservation(Reservation),
+    /// The PFS itself (missing).
+    Pfs,
+    /// A field of the PFS.
+    PfsField(PfsField),
+}
+
+impl fmt::Display for ScenarioField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScenarioField::ClientStripe(i, k) => write!(f, "clients[{i}].{k}"),
+            ScenarioField::ClientLayout(i) => write!(f, "clients[{i}].layout"),
+            ScenarioField::ClientTarget(i) => write!(f, "clients[{i}].target"),
+            ScenarioField::ClientSsd(i, k) => write!(f, "clients[{i}].ssd.{k}"),
+            ScenarioField::BurstBuffer(k) => write!(f, "burst_buffer.{k}"),
+            ScenarioField::Reservation(r) => write!(f, "reservations: {r}"),
+            ScenarioField::Pfs => f.write_str("pfs"),
+            ScenarioField::PfsField(k) => write!(f, "pfs.{k}"),
+        }
+    }
 }
 
 /// A whole standalone system.
@@ -410,7 +447,10 @@ pub fn lookahead(net_latency: Time, forward_latency: Time) -> LookaheadTable {
 
 impl Scenario {
     /// Builds the simulation (seed 1, run to completion).
-    pub fn build(&self, config: SimConfig) -> Result<Simulation<HarnessLp>, ConfigError> {
+    pub fn build(
+        &self,
+        config: SimConfig,
+    ) -> Result<Simulation<HarnessLp>, ConfigError<ScenarioField>> {
         let nc = self.clients.len();
         let nb = self.bb.as_ref().map_or(0, |b| b.1);
         let ni = self.pfs.as_ref().map_or(0, |p| p.1);
@@ -423,14 +463,14 @@ impl Scenario {
         }
         let mut lps = Vec::new();
         for (i, c) in self.clients.iter().enumerate() {
-            let key = |k: &str| format!("clients[{i}].{k}");
+            let stripe = |k| ScenarioField::ClientStripe(i, k);
             let (layout, endpoints, local) = match &c.target {
                 Target::Bb(spec) => {
-                    spec.validate(nb)
-                        .map_err(|e| ConfigError::new(key(&e.key), e.message))?;
+                    spec.validate(nb).map_err(|e| e.within(stripe))?;
                     let terms: Vec<u32> = bb_eps.iter().map(|e| e.0).collect();
                     let h = self.net.hops.clone();
-                    let set = stripe_set(i as u32, &terms, spec.stripe_count, |a, b| h(a, b))?;
+                    let set = stripe_set(i as u32, &terms, spec.stripe_count, |a, b| h(a, b))
+                        .map_err(|e| e.within(stripe))?;
                     let l = Layout {
                         servers: set,
                         stripe_size: spec.stripe_size,
@@ -439,15 +479,20 @@ impl Scenario {
                 }
                 Target::BbLayout(l) => {
                     if l.servers.is_empty() || l.servers.iter().any(|&s| s >= nb) {
-                        return Err(ConfigError::new(key("layout"), "names a missing BB server"));
+                        return Err(ConfigError::new(
+                            ScenarioField::ClientLayout(i),
+                            format!("{:?}", l.servers),
+                            format!("must name BB servers below {nb}"),
+                        ));
                     }
                     (l.clone(), bb_eps.clone(), None)
                 }
                 Target::Pfs => {
                     if ni == 0 {
                         return Err(ConfigError::new(
-                            key("target"),
-                            "is pfs but there is no PFS",
+                            ScenarioField::ClientTarget(i),
+                            "pfs",
+                            "needs a PFS, and there is none",
                         ));
                     }
                     let l = Layout {
@@ -457,7 +502,8 @@ impl Scenario {
                     (l, io_eps.clone(), None)
                 }
                 Target::Local(cfg) => {
-                    let ssd = Ssd::new(0, cfg.clone()).map_err(|e| e.within(&key("ssd")))?;
+                    let ssd = Ssd::new(0, cfg.clone())
+                        .map_err(|e| e.within(|k| ScenarioField::ClientSsd(i, k)))?;
                     (
                         Layout {
                             servers: vec![],
@@ -492,15 +538,19 @@ impl Scenario {
         }
         if let Some((cfg, _)) = &self.bb {
             if io_eps.is_empty() {
-                return Err(ConfigError::new("pfs", "BB servers need a PFS to drain to"));
+                return Err(ConfigError::new(
+                    ScenarioField::Pfs,
+                    "none",
+                    "must exist: BB servers need a PFS to drain to",
+                ));
             }
             for &ep in &bb_eps {
                 let mut server = BbServer::new(cfg.clone(), ep, io_eps.clone())
-                    .map_err(|e| e.within("burst_buffer"))?;
+                    .map_err(|e| e.within(ScenarioField::BurstBuffer))?;
                 for &(alloc, bytes) in &self.reservations {
                     server
                         .reserve(alloc, bytes)
-                        .map_err(|e| e.within("reservations"))?;
+                        .map_err(|e| e.within(ScenarioField::Reservation))?;
                 }
                 lps.push(HarnessLp::Bb(Box::new(BbLp {
                     server,
@@ -522,7 +572,7 @@ impl Scenario {
                     out: Vec::new(),
                 })));
             }
-            let b = PfsBackend::new(cfg.clone()).map_err(|e| e.within("pfs"))?;
+            let b = PfsBackend::new(cfg.clone()).map_err(|e| e.within(ScenarioField::PfsField))?;
             lps.push(HarnessLp::Pfs(Box::new(b)));
         }
         Ok(Simulation::new(

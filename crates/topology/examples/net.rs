@@ -51,6 +51,7 @@ fn dragonfly1056() -> TrafficConfig {
         TopologyConfig::Dragonfly(DragonflyConfig::kim_1056()),
         Routing::Ugal,
     );
+    network.packet_size = 512;
     if let Some(t) = std::env::var("UGAL_T").ok().and_then(|s| s.parse().ok()) {
         network.ugal_threshold = t;
     }

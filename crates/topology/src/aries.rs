@@ -4,7 +4,7 @@
 //! [`crate::dragonfly`] for the global wiring and port layout.
 
 use crate::dragonfly::{validate_common, DragonflyShape};
-use crate::error::{at_least, NetError};
+use crate::error::{at_least, GroupParam, NetError, NetParam};
 use crate::link::LinkParams;
 use bbsim_engine::time::NS;
 use serde::{Deserialize, Serialize};
@@ -68,16 +68,18 @@ impl AriesConfig {
 
     /// Checks the parameters, naming the first bad one.
     pub fn validate(&self) -> Result<(), NetError> {
-        at_least("aries.rows", u64::from(self.rows), 1)?;
-        at_least("aries.cols", u64::from(self.cols), 1)?;
+        let param = NetParam::Aries;
+        at_least(param(GroupParam::Rows), u64::from(self.rows), 1)?;
+        at_least(param(GroupParam::Cols), u64::from(self.cols), 1)?;
         at_least(
-            "aries.terminals_per_router",
+            param(GroupParam::TerminalsPerRouter),
             u64::from(self.terminals_per_router),
             1,
         )?;
-        validate_common(&self.shape(), "aries", "groups", self.terminals)?;
-        self.terminal.validate("aries.terminal")?;
-        self.local.validate("aries.local")?;
-        self.global.validate("aries.global")
+        validate_common(&self.shape(), param, self.terminals)?;
+        self.terminal
+            .validate(|l| param(GroupParam::TerminalLink(l)))?;
+        self.local.validate(|l| param(GroupParam::LocalLink(l)))?;
+        self.global.validate(|l| param(GroupParam::GlobalLink(l)))
     }
 }

@@ -4,7 +4,7 @@
 //! adds a contiguous range of terminal ids, in the order the entries are given. Storage code
 //! only names a placement; it never needs to know port numbers.
 
-use crate::error::NetError;
+use crate::error::{ExtraParam, NetError, NetParam};
 use crate::graph::Builder;
 use crate::link::LinkParams;
 use serde::{Deserialize, Serialize};
@@ -127,8 +127,8 @@ impl Hosts {
         extra: &ExtraTerminals,
     ) -> Result<Vec<(u32, u32)>, NetError> {
         let name = &extra.name;
-        let param = |p: &str| format!("extra.{name}.{p}");
-        let positive = |p: &str, v: u32| {
+        let param = |p| NetParam::Extra(name.clone(), p);
+        let positive = |p, v: u32| {
             if v == 0 {
                 Err(NetError::invalid(param(p), "at least 1", 0))
             } else {
@@ -137,8 +137,8 @@ impl Hosts {
         };
         match &extra.placement {
             Placement::PerRouter { every, count } => {
-                positive("every", *every)?;
-                positive("count", *count)?;
+                positive(ExtraParam::Every, *every)?;
+                positive(ExtraParam::Count, *count)?;
                 let chosen: Vec<(u32, u32)> = (0..self.routers.len())
                     .filter(|&i| self.compute[i] > 0)
                     .enumerate()
@@ -147,7 +147,7 @@ impl Hosts {
                     .collect();
                 if chosen.is_empty() {
                     return Err(NetError::invalid(
-                        param("placement"),
+                        param(ExtraParam::Placement),
                         "at least one router with compute terminals",
                         "none",
                     ));
@@ -158,8 +158,8 @@ impl Hosts {
                 routers,
                 per_router,
             } => {
-                positive("routers", *routers)?;
-                positive("per_router", *per_router)?;
+                positive(ExtraParam::Routers, *routers)?;
+                positive(ExtraParam::PerRouter, *per_router)?;
                 let reserved: Vec<usize> = (0..self.routers.len())
                     .filter(|&i| self.reserved_for[i] == Some(idx))
                     .collect();
@@ -169,7 +169,7 @@ impl Hosts {
                         .collect();
                     if free.len() < *routers as usize {
                         return Err(NetError::invalid(
-                            param("routers"),
+                            param(ExtraParam::Routers),
                             format!(
                                 "at most {} (the routers hosting no compute terminal and not \
                                  used by an earlier placement; add groups or routers)",
@@ -185,11 +185,11 @@ impl Hosts {
                 Ok(self.claim(&picked, *per_router))
             }
             Placement::DedicatedGroups { groups, per_router } => {
-                positive("groups", *groups)?;
-                positive("per_router", *per_router)?;
+                positive(ExtraParam::Groups, *groups)?;
+                positive(ExtraParam::PerRouter, *per_router)?;
                 let Some(group) = self.group.clone() else {
                     return Err(NetError::invalid(
-                        param("placement"),
+                        param(ExtraParam::Placement),
                         "a topology with groups (dragonfly groups or fat-tree pods)",
                         "a torus",
                     ));
@@ -209,7 +209,7 @@ impl Hosts {
                     }
                     if free_groups.len() < *groups as usize {
                         return Err(NetError::invalid(
-                            param("groups"),
+                            param(ExtraParam::Groups),
                             format!(
                                 "at most {} (the groups hosting no compute terminal; add groups)",
                                 free_groups.len()
@@ -228,10 +228,10 @@ impl Hosts {
                 routers,
                 per_router,
             } => {
-                positive("per_router", *per_router)?;
+                positive(ExtraParam::PerRouter, *per_router)?;
                 if routers.is_empty() {
                     return Err(NetError::invalid(
-                        param("routers"),
+                        param(ExtraParam::Routers),
                         "a non-empty list",
                         "[]",
                     ));
@@ -241,7 +241,7 @@ impl Hosts {
                     .map(|&r| match self.routers.binary_search(&r) {
                         Ok(_) => Ok((r, *per_router)),
                         Err(_) => Err(NetError::invalid(
-                            param("routers"),
+                            param(ExtraParam::Routers),
                             "ids of terminal-capable routers (fat-tree: edge switches)",
                             r,
                         )),
@@ -275,13 +275,13 @@ pub(crate) fn attach_extras(
     for (idx, extra) in extras.iter().enumerate() {
         if extras[..idx].iter().any(|e| e.name == extra.name) {
             return Err(NetError::invalid(
-                "extra.name",
+                NetParam::Extra(extra.name.clone(), ExtraParam::Name),
                 "names that are unique among the extra terminal sets",
                 &extra.name,
             ));
         }
         let link = extra.link.unwrap_or(default_link);
-        link.validate(&format!("extra.{}.link", extra.name))?;
+        link.validate(|l| NetParam::Extra(extra.name.clone(), ExtraParam::Link(l)))?;
         let first = builder.terminal_count();
         for (router, count) in hosts.resolve(idx, extra)? {
             let free: Vec<u16> = terminal_ports(router)
@@ -297,7 +297,7 @@ pub(crate) fn attach_extras(
             }
             if builder.port_count(router) > u32::from(u16::MAX) {
                 return Err(NetError::invalid(
-                    format!("extra.{}", extra.name),
+                    NetParam::Extra(extra.name.clone(), ExtraParam::Ports),
                     "fewer than 65536 ports per router",
                     builder.port_count(router),
                 ));

@@ -18,7 +18,7 @@
 //! then any ports added for extra terminals.
 
 use crate::attach::{attach_extras, ExtraGroup, ExtraTerminals, Hosts};
-use crate::error::{at_least, NetError};
+use crate::error::{at_least, GroupParam, NetError, NetParam};
 use crate::graph::{Builder, Wiring};
 use crate::link::{LinkClass, LinkParams};
 use bbsim_engine::time::NS;
@@ -74,30 +74,32 @@ impl DragonflyConfig {
 
     /// Checks the parameters, naming the first bad one.
     pub fn validate(&self) -> Result<(), NetError> {
-        at_least("dragonfly.a", u64::from(self.a), 1)?;
-        at_least("dragonfly.p", u64::from(self.p), 1)?;
-        validate_common(&self.shape(), "dragonfly", "g", self.terminals)?;
-        self.terminal.validate("dragonfly.terminal")?;
-        self.local.validate("dragonfly.local")?;
-        self.global.validate("dragonfly.global")
+        let param = NetParam::Dragonfly;
+        at_least(param(GroupParam::RoutersPerGroup), u64::from(self.a), 1)?;
+        at_least(param(GroupParam::TerminalsPerRouter), u64::from(self.p), 1)?;
+        validate_common(&self.shape(), param, self.terminals)?;
+        self.terminal
+            .validate(|l| param(GroupParam::TerminalLink(l)))?;
+        self.local.validate(|l| param(GroupParam::LocalLink(l)))?;
+        self.global.validate(|l| param(GroupParam::GlobalLink(l)))
     }
 }
 
-/// Checks group count, global links and terminal count of a dragonfly shape.
+/// Checks group count, global links and terminal count of a dragonfly shape, naming the
+/// fields as `param` (the dragonfly family's [`NetParam`]) does.
 pub(crate) fn validate_common(
     s: &DragonflyShape,
-    name: &str,
-    groups_field: &str,
+    param: fn(GroupParam) -> NetParam,
     terminals: Option<u32>,
 ) -> Result<(), NetError> {
-    at_least(&format!("{name}.{groups_field}"), u64::from(s.groups), 1)?;
+    at_least(param(GroupParam::Groups), u64::from(s.groups), 1)?;
     if s.groups > 1 {
-        at_least(&format!("{name}.h"), u64::from(s.h), 1)?;
+        at_least(param(GroupParam::GlobalLinks), u64::from(s.h), 1)?;
     }
     let slots = u64::from(s.routers_per_group()) * u64::from(s.h);
     if u64::from(s.groups) > slots + 1 {
         return Err(NetError::invalid(
-            format!("{name}.{groups_field}"),
+            param(GroupParam::Groups),
             format!("at most routers_per_group * h + 1 = {} so that every pair of groups has a global link", slots + 1),
             s.groups,
         ));
@@ -106,17 +108,17 @@ pub(crate) fn validate_common(
     let ports = u64::from(s.p) + u64::from(s.cols) + u64::from(s.rows) + u64::from(s.h);
     if routers > u64::from(u32::MAX / 2) || ports > 60_000 {
         return Err(NetError::invalid(
-            name,
+            param(GroupParam::Size),
             "fewer than 2^31 routers and 60,000 ports per router",
             routers,
         ));
     }
     let capacity = routers * u64::from(s.p);
     if let Some(t) = terminals {
-        at_least(&format!("{name}.terminals"), u64::from(t), 1)?;
+        at_least(param(GroupParam::Terminals), u64::from(t), 1)?;
         if u64::from(t) > capacity {
             return Err(NetError::invalid(
-                format!("{name}.terminals"),
+                param(GroupParam::Terminals),
                 format!("at most {capacity} (routers x terminals per router)"),
                 t,
             ));

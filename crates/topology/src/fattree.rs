@@ -14,7 +14,7 @@
 //! switches (2 levels: leaves, then spines). Terminal `t` sits on edge switch `t / half`.
 
 use crate::attach::{attach_extras, ExtraGroup, ExtraTerminals, Hosts, Placement};
-use crate::error::{at_least, NetError};
+use crate::error::{at_least, ExtraParam, FatTreeParam, NetError, NetParam};
 use crate::graph::{Builder, Wiring};
 use crate::link::{LinkClass, LinkParams};
 use bbsim_engine::time::NS;
@@ -88,25 +88,29 @@ impl FatTreeConfig {
     /// Checks the parameters, naming the first bad one.
     pub fn validate(&self) -> Result<(), NetError> {
         if self.levels != 2 && self.levels != 3 {
-            return Err(NetError::invalid("fat_tree.levels", "2 or 3", self.levels));
+            return Err(NetError::invalid(
+                NetParam::FatTree(FatTreeParam::Levels),
+                "2 or 3",
+                self.levels,
+            ));
         }
         if self.radix < 4 || self.radix % 2 != 0 {
             return Err(NetError::invalid(
-                "fat_tree.radix",
+                NetParam::FatTree(FatTreeParam::Radix),
                 "an even number >= 4",
                 self.radix,
             ));
         }
         if self.radix > 4096 {
             return Err(NetError::invalid(
-                "fat_tree.radix",
+                NetParam::FatTree(FatTreeParam::Radix),
                 "at most 4096",
                 self.radix,
             ));
         }
         if self.taper == 0 || self.half() % self.taper != 0 {
             return Err(NetError::invalid(
-                "fat_tree.taper",
+                NetParam::FatTree(FatTreeParam::Taper),
                 format!(
                     "a divisor of radix/2 = {} (1 = full bisection, 2 = 2:1, ...)",
                     self.half()
@@ -114,11 +118,15 @@ impl FatTreeConfig {
                 self.taper,
             ));
         }
-        at_least("fat_tree.terminals", u64::from(self.terminals), 1)?;
+        at_least(
+            NetParam::FatTree(FatTreeParam::Terminals),
+            u64::from(self.terminals),
+            1,
+        )?;
         let capacity = u64::from(self.max_edges()) * u64::from(self.half());
         if u64::from(self.terminals) > capacity {
             return Err(NetError::invalid(
-                "fat_tree.terminals",
+                NetParam::FatTree(FatTreeParam::Terminals),
                 format!(
                     "at most {capacity} for a {}-level tree of radix {} ({})",
                     self.levels,
@@ -128,8 +136,10 @@ impl FatTreeConfig {
                 self.terminals,
             ));
         }
-        self.terminal.validate("fat_tree.terminal")?;
-        self.link.validate("fat_tree.link")
+        self.terminal
+            .validate(|l| NetParam::FatTree(FatTreeParam::TerminalLink(l)))?;
+        self.link
+            .validate(|l| NetParam::FatTree(FatTreeParam::Link(l)))
     }
 }
 
@@ -243,7 +253,7 @@ pub(crate) fn build(
         }
         if reserved.len() > cfg.max_edges() as usize {
             return Err(NetError::invalid(
-                format!("extra.{}.placement", extra.name),
+                NetParam::Extra(extra.name.clone(), ExtraParam::Placement),
                 format!(
                     "room in the tree: radix {} holds at most {} edge switches, compute and \
                      dedicated placements need {}",

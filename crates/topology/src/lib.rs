@@ -42,7 +42,9 @@ pub mod traffic;
 pub use aries::AriesConfig;
 pub use attach::{ExtraGroup, ExtraTerminals, Placement};
 pub use dragonfly::DragonflyConfig;
-pub use error::NetError;
+pub use error::{
+    ExtraParam, FatTreeParam, GroupParam, LinkField, NetError, NetParam, TorusParam, TrafficParam,
+};
 pub use fattree::FatTreeConfig;
 pub use flow::{FlowFabric, MAX_FLOW_JITTER_PPM};
 pub use link::{LinkClass, LinkParams, LinkStats};

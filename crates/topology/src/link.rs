@@ -1,6 +1,6 @@
 //! Links: bandwidth and latency of a channel, serialisation times, link classes and statistics.
 
-use crate::error::NetError;
+use crate::error::{LinkField, NetError, NetParam};
 use bbsim_engine::Time;
 use serde::{Deserialize, Serialize};
 
@@ -29,18 +29,19 @@ impl LinkParams {
         serialisation(bytes, self.bandwidth)
     }
 
-    /// Checks bandwidth and latency, naming `param` (e.g. `dragonfly.global`) on failure.
-    pub fn validate(&self, param: &str) -> Result<(), NetError> {
+    /// Checks bandwidth and latency, naming the field as `param` gives it (e.g.
+    /// `NetParam::Dragonfly(GroupParam::GlobalLink(field))`) on failure.
+    pub fn validate(&self, param: impl Fn(LinkField) -> NetParam) -> Result<(), NetError> {
         if self.bandwidth == 0 {
             return Err(NetError::invalid(
-                format!("{param}.bandwidth"),
+                param(LinkField::Bandwidth),
                 "a bandwidth > 0 bytes/s",
                 0,
             ));
         }
         if self.latency == 0 {
             return Err(NetError::invalid(
-                format!("{param}.latency"),
+                param(LinkField::Latency),
                 "a latency > 0 ps (it is the lookahead of the parallel engine)",
                 0,
             ));
@@ -160,12 +161,14 @@ mod tests {
 
     #[test]
     fn validation_names_the_parameter() {
-        let e = LinkParams::new(0, 5).validate("torus.link").unwrap_err();
+        use crate::error::{FatTreeParam, TorusParam};
+        let torus = |l| NetParam::Torus(TorusParam::Link(l));
+        let e = LinkParams::new(0, 5).validate(torus).unwrap_err();
         assert!(e.to_string().contains("torus.link.bandwidth"), "{e}");
         let e = LinkParams::new(5, 0)
-            .validate("fat_tree.terminal")
+            .validate(|l| NetParam::FatTree(FatTreeParam::TerminalLink(l)))
             .unwrap_err();
         assert!(e.to_string().contains("fat_tree.terminal.latency"), "{e}");
-        assert!(LinkParams::new(1, 1).validate("x").is_ok());
+        assert!(LinkParams::new(1, 1).validate(torus).is_ok());
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::attach::ExtraTerminals;
 use crate::bypass::Bypass;
-use crate::error::{at_least, NetError};
+use crate::error::{at_least, GroupParam, NetError, NetParam, TorusParam};
 use crate::flow::{FlowFabric, MAX_FLOW_JITTER_PPM};
 use crate::graph::Peer;
 use crate::link::serialisation;
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 
 fn default_packet_size() -> u32 {
-    512
+    DEFAULT_PACKET_SIZE
 }
 fn default_buffer_packets() -> u32 {
     16
@@ -35,6 +35,19 @@ fn default_ugal_threshold() -> u32 {
 /// Largest packet size in bytes: 64 MiB. Large packets trade fairness granularity (arbitration
 /// is per packet) for far fewer events per byte.
 pub const MAX_PACKET_SIZE: u32 = 64 << 20;
+
+/// Default packet size in bytes: 4 KiB.
+pub const DEFAULT_PACKET_SIZE: u32 = 4096;
+
+/// A packet size in bytes, checked: 1 to [`MAX_PACKET_SIZE`].
+pub fn packet_size(bytes: u64) -> Result<u32, NetError> {
+    u32::try_from(bytes)
+        .ok()
+        .filter(|b| (1..=MAX_PACKET_SIZE).contains(b))
+        .ok_or_else(|| {
+            NetError::invalid(NetParam::PacketSize, "1 to 67108864 bytes (64 MiB)", bytes)
+        })
+}
 
 /// Longest serialisation (ps) of one full packet on the slowest link: one hour. It keeps packet
 /// times far from the 64-bit picosecond range (about 213 days); real links are many orders of
@@ -78,7 +91,7 @@ pub struct NetworkConfig {
     /// The routing algorithm (validated against the topology).
     pub routing: Routing,
     /// Packet size in bytes, 1 to [`MAX_PACKET_SIZE`] (64 MiB). Messages are split into packets
-    /// of this size; the last packet carries the remainder. Default 512.
+    /// of this size; the last packet carries the remainder. Default [`DEFAULT_PACKET_SIZE`].
     #[serde(default = "default_packet_size")]
     pub packet_size: u32,
     /// Input buffer of each virtual channel of each router port, in packets. Default 16.
@@ -222,7 +235,7 @@ fn check_packet_limits(topo: &Topology, packet_size: u32) -> Result<(), NetError
     if let Some(bw) = slowest {
         if serialisation(u64::from(packet_size), bw) > MAX_PACKET_SERIALISATION {
             return Err(NetError::invalid(
-                "link bandwidth",
+                NetParam::LinkBandwidth,
                 format!(
                     "a bandwidth at which one packet (packet_size = {packet_size} bytes) \
                      serialises in at most 1 hour"
@@ -236,7 +249,7 @@ fn check_packet_limits(topo: &Topology, packet_size: u32) -> Result<(), NetError
             let longest: u32 = s.dims.iter().map(|k| k / 2).sum::<u32>() + 1;
             if longest > 255 {
                 return Err(NetError::invalid(
-                    "torus.dims",
+                    NetParam::Torus(TorusParam::Dims),
                     "routes of at most 255 routers (sum of floor(k/2) + 1)",
                     longest,
                 ));
@@ -245,7 +258,7 @@ fn check_packet_limits(topo: &Topology, packet_size: u32) -> Result<(), NetError
         Shape::Dragonfly(s) => {
             if s.groups >= u32::from(NONE) || s.slots() >= u32::from(NONE) {
                 return Err(NetError::invalid(
-                    "dragonfly",
+                    NetParam::Dragonfly(GroupParam::Size),
                     "fewer than 65535 groups and global links per group",
                     format!("{} groups, {} global links per group", s.groups, s.slots()),
                 ));
@@ -270,38 +283,32 @@ pub struct Network {
 impl Network {
     /// Builds and validates the network described by `cfg`.
     pub fn build(cfg: &NetworkConfig) -> Result<Self, NetError> {
-        if !(1..=MAX_PACKET_SIZE).contains(&cfg.packet_size) {
-            return Err(NetError::invalid(
-                "packet_size",
-                "1 to 67108864 bytes (64 MiB)",
-                cfg.packet_size,
-            ));
-        }
-        at_least("buffer_packets", u64::from(cfg.buffer_packets), 1)?;
+        packet_size(u64::from(cfg.packet_size))?;
+        at_least(NetParam::BufferPackets, u64::from(cfg.buffer_packets), 1)?;
         if !(1..=MAX_FLOW_WINDOW).contains(&cfg.flow_window) {
             return Err(NetError::invalid(
-                "flow_window",
+                NetParam::FlowWindow,
                 format!("1 to {MAX_FLOW_WINDOW} packets per terminal"),
                 cfg.flow_window,
             ));
         }
         if cfg.flow_jitter_ppm > MAX_FLOW_JITTER_PPM {
             return Err(NetError::invalid(
-                "flow_jitter_ppm",
+                NetParam::FlowJitterPpm,
                 format!("0 to {MAX_FLOW_JITTER_PPM} parts per million"),
                 cfg.flow_jitter_ppm,
             ));
         }
         if cfg.flow_jitter_ppm > 0 && cfg.model != NetModel::Flow {
             return Err(NetError::invalid(
-                "flow_jitter_ppm",
+                NetParam::FlowJitterPpm,
                 "0 unless the network model is \"flow\" (it is the flow model's jitter)",
                 cfg.flow_jitter_ppm,
             ));
         }
         if cfg.flow_window > 1 && cfg.model != NetModel::Flow {
             return Err(NetError::invalid(
-                "flow_window",
+                NetParam::FlowWindow,
                 "1 unless the network model is \"flow\" (it is the flow model's window)",
                 cfg.flow_window,
             ));
@@ -310,7 +317,7 @@ impl Network {
             + u64::from(MAX_HEADER_BYTES);
         let buffer_bytes = u32::try_from(buffer_bytes).map_err(|_| {
             NetError::invalid(
-                "buffer_packets",
+                NetParam::BufferPackets,
                 "buffer_packets * packet_size below 2^32 bytes",
                 buffer_bytes,
             )
@@ -333,7 +340,7 @@ impl Network {
                         cfg.routing.name()
                     )
                 };
-                return Err(NetError::invalid("vcs", expected, v));
+                return Err(NetError::invalid(NetParam::Vcs, expected, v));
             }
         };
         Ok(Network {

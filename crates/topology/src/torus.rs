@@ -7,7 +7,7 @@
 //! has two parallel links between its two routers.
 
 use crate::attach::{attach_extras, ExtraGroup, ExtraTerminals, Hosts};
-use crate::error::{at_least, NetError};
+use crate::error::{at_least, NetError, NetParam, TorusParam};
 use crate::graph::{Builder, Wiring};
 use crate::link::{LinkClass, LinkParams};
 use serde::{Deserialize, Serialize};
@@ -38,41 +38,42 @@ impl TorusConfig {
     pub fn validate(&self) -> Result<(), NetError> {
         if self.dims.is_empty() || self.dims.len() > 16 {
             return Err(NetError::invalid(
-                "torus.dims",
+                NetParam::Torus(TorusParam::Dims),
                 "between 1 and 16 dimensions",
                 self.dims.len(),
             ));
         }
         let mut routers: u64 = 1;
         for (d, &k) in self.dims.iter().enumerate() {
-            at_least(&format!("torus.dims[{d}]"), u64::from(k), 2)?;
+            at_least(NetParam::Torus(TorusParam::Dim(d)), u64::from(k), 2)?;
             routers = routers.saturating_mul(u64::from(k));
         }
         if routers > 1 << 26 {
             return Err(NetError::invalid(
-                "torus.dims",
+                NetParam::Torus(TorusParam::Dims),
                 "at most 2^26 routers",
                 routers,
             ));
         }
         at_least(
-            "torus.terminals_per_router",
+            NetParam::Torus(TorusParam::TerminalsPerRouter),
             u64::from(self.terminals_per_router),
             1,
         )?;
         let capacity = routers * u64::from(self.terminals_per_router);
         if let Some(t) = self.terminals {
-            at_least("torus.terminals", u64::from(t), 1)?;
+            at_least(NetParam::Torus(TorusParam::Terminals), u64::from(t), 1)?;
             if u64::from(t) > capacity {
                 return Err(NetError::invalid(
-                    "torus.terminals",
+                    NetParam::Torus(TorusParam::Terminals),
                     format!("at most {capacity} (routers x terminals_per_router)"),
                     t,
                 ));
             }
         }
-        self.terminal.validate("torus.terminal")?;
-        self.link.validate("torus.link")
+        self.terminal
+            .validate(|l| NetParam::Torus(TorusParam::TerminalLink(l)))?;
+        self.link.validate(|l| NetParam::Torus(TorusParam::Link(l)))
     }
 }
 

@@ -1,7 +1,7 @@
 //! Synthetic traffic: patterns, a standalone simulation (routers plus traffic-generating
 //! hosts) and its report, so that a network can be studied on its own.
 
-use crate::error::NetError;
+use crate::error::{NetError, NetParam, TrafficParam};
 use crate::flow::FlowFabric;
 use crate::network::NetModel;
 use crate::network::{LpLayout, Network, NetworkConfig};
@@ -95,24 +95,28 @@ impl TrafficConfig {
         let n = net.topology().compute_terminals().end;
         if n < 2 {
             return Err(NetError::invalid(
-                "traffic",
+                NetParam::Traffic(TrafficParam::Terminals),
                 "at least 2 compute terminals",
                 n,
             ));
         }
         if self.end == 0 {
-            return Err(NetError::invalid("traffic.end", "an end time > 0 ps", 0));
+            return Err(NetError::invalid(
+                NetParam::Traffic(TrafficParam::End),
+                "an end time > 0 ps",
+                0,
+            ));
         }
         if self.interval == 0 && self.messages_per_node.is_none() {
             return Err(NetError::invalid(
-                "traffic.messages_per_node",
+                NetParam::Traffic(TrafficParam::MessagesPerNode),
                 "a message count when interval is 0 (all messages queued at time 0)",
                 "none",
             ));
         }
         match &self.pattern {
             Pattern::HotSpot if self.hot_spot >= n => Err(NetError::invalid(
-                "traffic.hot_spot",
+                NetParam::Traffic(TrafficParam::HotSpot),
                 format!("a compute terminal id below {n}"),
                 self.hot_spot,
             )),
@@ -121,7 +125,7 @@ impl TrafficConfig {
                     let per_group = s.routers_per_group() * s.p;
                     if n < 2 * per_group {
                         return Err(NetError::invalid(
-                            "traffic.pattern",
+                            NetParam::Traffic(TrafficParam::Pattern),
                             "compute terminals filling at least two dragonfly groups",
                             n,
                         ));
@@ -129,7 +133,7 @@ impl TrafficConfig {
                     Ok(())
                 }
                 _ => Err(NetError::invalid(
-                    "traffic.pattern",
+                    NetParam::Traffic(TrafficParam::Pattern),
                     "a dragonfly with at least 2 groups for dragonfly-worst-case",
                     net.topology().config().describe(),
                 )),
@@ -374,7 +378,11 @@ impl TrafficSim {
                 }
             };
             let nic = net.nic(t, &layout).ok_or_else(|| {
-                NetError::invalid("terminal", format!("an id below {terminals}"), t)
+                NetError::invalid(
+                    NetParam::Traffic(TrafficParam::Terminal),
+                    format!("an id below {terminals}"),
+                    t,
+                )
             })?;
             lps.push(TrafficLp::Host(TrafficHost {
                 nic,

@@ -359,7 +359,7 @@ fn bad_workflow_job_sources_name_the_key() {
         (
             r#"{source="quota-user", ranks_per_node=1, quota="1GiB", checkpoint_bytes="2GiB"}"#,
             "jobs[0].checkpoint_bytes",
-            "do not fit under delete_at * quota",
+            "must fit under delete_at * quota",
         ),
         (
             r#"{source="small-reads", ranks=2, ranks_per_node=1, dataset_bytes="0B"}"#,

@@ -4,6 +4,7 @@
 
 use crate::diag::{Diagnostic, SourceMap};
 use crate::lower::machine::Machine;
+use crate::lower::storage::{datawarp_key, ssd_key, stripe_key};
 use crate::model::files::{CacheSpec, Inputs, JobFiles};
 use crate::model::hosts::STAGE_FILE_BASE;
 use crate::model::local_drain::LocalDrainConfig;
@@ -253,7 +254,7 @@ fn node_stripes(
             s.burst_buffer.stripe_count,
             |a, b| topo.hop_distance(a, b).unwrap_or(u32::MAX),
         )
-        .map_err(|e| map.error_at(&format!("burst_buffer.{}", e.key), e.message))?;
+        .map_err(|e| map.error_at(stripe_key(e.field), e.message()))?;
         job_servers[*j as usize].extend(servers.iter().copied());
         stripes[t] = Some(servers);
     }
@@ -274,8 +275,7 @@ fn server_grants(
     };
     cfg.device_config()
         .validate()
-        .map_err(|e| e.within("ssd"))
-        .map_err(|e| map.error_at(&format!("burst_buffer.{}", e.key), e.message))?;
+        .map_err(|e| map.error_at(ssd_key(e.field), e.message()))?;
     let mut grants = Vec::with_capacity(machine.bb_terminals.len());
     for index in 0..machine.bb_terminals.len() {
         let mut ledger = CapacityLedger::new(cfg.capacity());
@@ -283,7 +283,7 @@ fn server_grants(
         for (alloc, key, bytes) in server_reservations(s, layout, index) {
             ledger
                 .reserve(alloc, bytes)
-                .map_err(|e| map.error_at(&key, e.message))?;
+                .map_err(|e| map.error_at(&key, e.message()))?;
             granted.push((alloc, bytes));
         }
         grants.push(granted);
@@ -390,14 +390,8 @@ fn datawarp_allocations(
     let mut cursor = 0usize;
     let mut grant = |cap: u64, key: &str| -> Result<Arc<DwAllocation>, Diagnostic> {
         let cands: Vec<usize> = (0..servers).map(|i| (cursor + i) % servers).collect();
-        let a = allocate(&cfg, cap, mode, &cands).map_err(|e| {
-            let k = if e.key == "grain" {
-                "burst_buffer.grain".to_string()
-            } else {
-                key.to_string()
-            };
-            map.error_at(&k, e.message)
-        })?;
+        let a = allocate(&cfg, cap, mode, &cands)
+            .map_err(|e| map.error_at(datawarp_key(e.field, key), e.message()))?;
         cursor = (cursor + a.servers.len()) % servers.max(1);
         Ok(Arc::new(a))
     };

@@ -2,20 +2,25 @@
 //! buffers and the network model's options, as a [`NetworkConfig`] of the topology crate.
 //!
 //! Adding a topology: give it a config in `bbsim-topology`, a [`TopologyKind`] variant in the
-//! schema, and one arm in [`topology`] here.
+//! schema, and one arm in [`topology`] here; the topology crate names a bad parameter with a
+//! typed [`NetParam`], which [`scenario_key`] turns into the scenario key.
 
 use crate::diag::{Diagnostic, SourceMap};
+use crate::lower::placement::{BB_EXTRA, PFS_EXTRA};
 use crate::scenario::{NetworkSection, Scenario, TopologyKind};
 use crate::units::format_bytes;
 use bbsim_topology::aries::AriesConfig;
 use bbsim_topology::dragonfly::DragonflyConfig;
 use bbsim_topology::fattree::FatTreeConfig;
 use bbsim_topology::link::LinkParams;
-use bbsim_topology::network::{NetworkConfig, MAX_PACKET_SIZE};
+use bbsim_topology::network::{packet_size, NetworkConfig, MAX_PACKET_SIZE};
 use bbsim_topology::routing::Routing;
 use bbsim_topology::topology::TopologyConfig;
 use bbsim_topology::torus::TorusConfig;
-use bbsim_topology::{NetError, NetModel};
+use bbsim_topology::{
+    ExtraParam, FatTreeParam, GroupParam, LinkField, NetError, NetModel, NetParam, TorusParam,
+    TrafficParam,
+};
 
 /// The link classes of a network: terminal (NIC) links, local and global router links.
 struct Links {
@@ -236,17 +241,7 @@ pub fn routing(n: &NetworkSection) -> Routing {
 /// The packet size (bytes) and the virtual-channel buffer in packets, checked against each
 /// other: a buffer holds at least one packet.
 fn packets(s: &Scenario, map: &SourceMap) -> Result<(u32, u32), Diagnostic> {
-    let packet = s.simulation.packet_size.0;
-    if packet == 0 || packet > u64::from(MAX_PACKET_SIZE) {
-        return Err(map.error_at(
-            "simulation.packet_size",
-            format!(
-                "must be between 1B and 64MiB (67108864B), got {}",
-                format_bytes(packet)
-            ),
-        ));
-    }
-    let packet = packet as u32;
+    let packet = packet_size(s.simulation.packet_size.0).map_err(|e| net_error(map, e))?;
     let vc_buffer = s.network.effective_vc_buffer(u64::from(packet));
     let buffer_packets = u32::try_from(vc_buffer.0.div_ceil(u64::from(packet)).max(1))
         .map_err(|_| map.error_at("network.vc_buffer", "is too large"))?;
@@ -328,36 +323,82 @@ pub fn model_options(
     Ok(())
 }
 
-/// Maps a topology-crate parameter name to the scenario key that sets it.
-fn scenario_key(param: &str) -> String {
-    let last = param.rsplit('.').next().unwrap_or(param);
-    let key = match last {
-        "radix" | "levels" | "taper" | "rows" | "dims" | "groups" | "routing" | "vcs" => last,
-        "terminals" => "nodes",
-        "a" => "routers_per_group",
-        "p" | "terminals_per_router" => "terminals_per_router",
-        "h" => "global_links_per_router",
-        "g" => "groups",
-        "cols" => "columns",
-        "packet_size" => return "simulation.packet_size".into(),
-        "buffer_packets" => return "network.vc_buffer".into(),
-        _ => {
-            if param.contains("bb") {
-                return "burst_buffer.placement".into();
-            }
-            if param.contains("pfs") {
-                return "pfs.io_nodes".into();
-            }
-            return "network".into();
-        }
-    };
-    format!("network.{key}")
+/// The scenario key that sets a topology-crate parameter. Virtual channels follow from the
+/// routing; the slowest link and the size of a dragonfly come from several keys, so they are
+/// reported on `[network]`; the extra terminal sets are the BB servers and the PFS I/O nodes.
+fn scenario_key(param: &NetParam) -> &'static str {
+    match param {
+        NetParam::FatTree(p) => match p {
+            FatTreeParam::Levels => "network.levels",
+            FatTreeParam::Radix => "network.radix",
+            FatTreeParam::Taper => "network.taper",
+            FatTreeParam::Terminals => "network.nodes",
+            FatTreeParam::TerminalLink(l) => link_key(*l, "network.terminal_bandwidth"),
+            FatTreeParam::Link(l) => link_key(*l, "network.link_bandwidth"),
+        },
+        NetParam::Dragonfly(p) | NetParam::Aries(p) => match p {
+            GroupParam::RoutersPerGroup => "network.routers_per_group",
+            GroupParam::Rows => "network.rows",
+            GroupParam::Cols => "network.columns",
+            GroupParam::TerminalsPerRouter => "network.terminals_per_router",
+            GroupParam::GlobalLinks => "network.global_links_per_router",
+            GroupParam::Groups => "network.groups",
+            GroupParam::Terminals => "network.nodes",
+            GroupParam::Size => "network",
+            GroupParam::TerminalLink(l) => link_key(*l, "network.terminal_bandwidth"),
+            GroupParam::LocalLink(l) => link_key(*l, "network.local_bandwidth"),
+            GroupParam::GlobalLink(l) => link_key(*l, "network.global_bandwidth"),
+        },
+        NetParam::Torus(p) => match p {
+            TorusParam::Dims | TorusParam::Dim(_) => "network.dims",
+            TorusParam::TerminalsPerRouter => "network.terminals_per_router",
+            TorusParam::Terminals => "network.nodes",
+            TorusParam::TerminalLink(l) => link_key(*l, "network.terminal_bandwidth"),
+            TorusParam::Link(l) => link_key(*l, "network.link_bandwidth"),
+        },
+        NetParam::Extra(name, p) => match p {
+            ExtraParam::Name
+            | ExtraParam::Placement
+            | ExtraParam::Every
+            | ExtraParam::Count
+            | ExtraParam::Routers
+            | ExtraParam::Groups
+            | ExtraParam::PerRouter
+            | ExtraParam::Ports
+            | ExtraParam::Link(_) => match name.as_str() {
+                BB_EXTRA => "burst_buffer.placement",
+                PFS_EXTRA => "pfs.io_nodes",
+                _ => "network",
+            },
+        },
+        NetParam::Routing | NetParam::Vcs => "network.routing",
+        NetParam::PacketSize => "simulation.packet_size",
+        NetParam::BufferPackets => "network.vc_buffer",
+        NetParam::FlowWindow => "network.flow_window",
+        NetParam::FlowJitterPpm => "network.flow_jitter",
+        NetParam::LinkBandwidth => "network",
+        NetParam::Traffic(p) => match p {
+            TrafficParam::Terminals | TrafficParam::Terminal => "network.nodes",
+            TrafficParam::End => "traffic.end",
+            TrafficParam::MessagesPerNode => "traffic.messages_per_node",
+            TrafficParam::HotSpot => "traffic.hot_spot",
+            TrafficParam::Pattern => "traffic.pattern",
+        },
+    }
+}
+
+/// The key of a link field: `bandwidth` (the link class's bandwidth key) or the latency.
+fn link_key(field: LinkField, bandwidth: &'static str) -> &'static str {
+    match field {
+        LinkField::Bandwidth => bandwidth,
+        LinkField::Latency => "network.link_latency",
+    }
 }
 
 /// A topology-crate error as a diagnostic on the scenario key that caused it.
 pub fn net_error(map: &SourceMap, e: NetError) -> Diagnostic {
     match &e {
-        NetError::Invalid { param, .. } => map.error_at(&scenario_key(param), e.to_string()),
-        _ => map.error_at("network", e.to_string()),
+        NetError::Invalid { param, .. } => map.error_at(scenario_key(param), e.to_string()),
+        NetError::Engine(_) => map.error_at("network", e.to_string()),
     }
 }

@@ -1,7 +1,7 @@
 //! The parallel file system behind the I/O nodes (`[pfs]`).
 
 use crate::diag::{Diagnostic, SourceMap};
-use crate::lower::storage::storage_key;
+use crate::lower::storage::pfs_key;
 use crate::scenario::Scenario;
 use bbsim_engine::time::US;
 use bbsim_engine::Time;
@@ -28,6 +28,6 @@ pub fn pfs_config(s: &Scenario, map: &SourceMap) -> Result<PfsConfig, Diagnostic
         forward_latency: PFS_FORWARD_LATENCY,
     };
     cfg.validate()
-        .map_err(|e| map.error_at(&format!("pfs.{}", storage_key(&e.key)), e.message.clone()))?;
+        .map_err(|e| map.error_at(pfs_key(e.field), e.message()))?;
     Ok(cfg)
 }

@@ -2,13 +2,18 @@
 //! to the PFS, as configurations of the storage crate.
 //!
 //! Adding an SSD model: its parameters in `bbsim-storage` ([`SsdConfig`]), its keys in the
-//! schema's `[burst_buffer.ssd]` section, and their mapping in [`ssd_config`] here.
+//! schema's `[burst_buffer.ssd]` section, and their mapping in [`ssd_config`] here; the storage
+//! crate's errors name a typed field ([`SsdField`], [`BbServerField`], ...), which [`ssd_key`]
+//! and its siblings turn into the scenario key (a new field does not compile until it has one).
 
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::{Placement, Scenario};
 use crate::units::{format_bytes, human_bytes};
 use bbsim_storage::ssd::{FtlConfig, Precondition};
-use bbsim_storage::{BbServerConfig, DrainConfig, SsdConfig, StagingConfig};
+use bbsim_storage::{
+    BbServerConfig, BbServerField, DataWarpField, DrainConfig, DrainField, FtlField, PfsField,
+    SsdConfig, SsdField, StagingConfig, StripeField,
+};
 
 /// The most BB servers one file is striped over.
 pub const MAX_STRIPE_COUNT: u32 = 64;
@@ -96,30 +101,91 @@ fn bb_server(
         full_policy: bb.full_policy,
         drain: drain_config(s),
     };
-    cfg.validate().map_err(|e| {
-        map.error_at(
-            &format!("burst_buffer.{}", storage_key(&e.key)),
-            e.message.clone(),
-        )
-    })?;
+    cfg.validate()
+        .map_err(|e| map.error_at(bb_server_key(e.field), e.message()))?;
     Ok(cfg)
 }
 
-/// Maps a storage-crate key (`ssd.write_bandwidth`, `ssds`, `unit`) to the scenario key.
-pub fn storage_key(key: &str) -> String {
-    let k = key
-        .trim_start_matches("burst_buffer.")
-        .trim_start_matches("pfs.");
-    match k {
-        "ssds" => "ssds_per_server".into(),
-        "unit" => "stripe_size".into(),
-        "chunk_units" => "ssd_chunk".into(),
-        "threads" => "request_threads".into(),
-        "request_latency" => "latency".into(),
-        "max_streams" => "ftl.placement".into(),
-        other => other
-            .replace("ftl.spare_factor", "ftl.over_provisioning")
-            .replace("ftl.gc_free_blocks", "ftl.gc_threshold"),
+/// The scenario key that sets a BB server field.
+pub fn bb_server_key(field: BbServerField) -> &'static str {
+    match field {
+        BbServerField::Ssd(f) => ssd_key(f),
+        BbServerField::Ssds => "burst_buffer.ssds_per_server",
+        BbServerField::Unit => "burst_buffer.stripe_size",
+        BbServerField::ChunkUnits => "burst_buffer.ssd_chunk",
+        BbServerField::SsdModel => "burst_buffer.ssd_model",
+        BbServerField::Threads => "burst_buffer.request_threads",
+        BbServerField::StagingCapacity => "burst_buffer.staging_buffer",
+        BbServerField::StagingBandwidth => "burst_buffer.staging_bandwidth",
+        BbServerField::Drain(f) => drain_key(f),
+        BbServerField::PfsTargets => "pfs.io_nodes",
+    }
+}
+
+/// The scenario key that sets an SSD field (`[burst_buffer.ssd]`, `[burst_buffer.ftl]`; an
+/// SSD array pools a server's `ssds_per_server` drives; size bins have no key of their own).
+pub fn ssd_key(field: SsdField) -> &'static str {
+    match field {
+        SsdField::Capacity => "burst_buffer.ssd.capacity",
+        SsdField::ReadBandwidth => "burst_buffer.ssd.read_bandwidth",
+        SsdField::WriteBandwidth => "burst_buffer.ssd.write_bandwidth",
+        SsdField::Channels => "burst_buffer.ssd.channels",
+        SsdField::Drives => "burst_buffer.ssds_per_server",
+        SsdField::SizeBin(..) => "burst_buffer.ssd",
+        SsdField::Ftl(f) => ftl_key(f),
+    }
+}
+
+/// The scenario key that sets an FTL field (`gc_threshold` sets the free-block threshold,
+/// `placement` the number of streams).
+fn ftl_key(field: FtlField) -> &'static str {
+    match field {
+        FtlField::PageSize => "burst_buffer.ftl.page_size",
+        FtlField::PagesPerBlock => "burst_buffer.ftl.pages_per_block",
+        FtlField::SpareFactor => "burst_buffer.ftl.over_provisioning",
+        FtlField::GcFreeBlocks => "burst_buffer.ftl.gc_threshold",
+        FtlField::MaxStreams => "burst_buffer.ftl.placement",
+    }
+}
+
+/// The scenario key that sets a drain field (the drain must evict when a full BB stalls
+/// writers: `full_policy` decides).
+fn drain_key(field: DrainField) -> &'static str {
+    match field {
+        DrainField::Bandwidth => "burst_buffer.drain.bandwidth",
+        DrainField::MaxOutstanding => "burst_buffer.drain",
+        DrainField::Threshold => "burst_buffer.drain.threshold",
+        DrainField::Evict => "burst_buffer.full_policy",
+    }
+}
+
+/// The scenario key that sets a PFS field (files are striped over every PFS server).
+pub fn pfs_key(field: PfsField) -> &'static str {
+    match field {
+        PfsField::Servers | PfsField::StripeCount => "pfs.servers",
+        PfsField::ServerBandwidth => "pfs.server_bandwidth",
+        PfsField::AggregateBandwidth => "pfs.aggregate_bandwidth",
+        PfsField::StripeSize => "pfs.stripe_size",
+    }
+}
+
+/// The scenario key that sets a BB stripe field (the servers to stripe over come from the
+/// placement).
+pub fn stripe_key(field: StripeField) -> &'static str {
+    match field {
+        StripeField::StripeCount => "burst_buffer.stripe_count",
+        StripeField::StripeSize => "burst_buffer.stripe_size",
+        StripeField::Servers => "burst_buffer.placement",
+    }
+}
+
+/// The scenario key that sets a DataWarp field; the capacity is the one asked for at
+/// `capacity_key` (a job's or a persistent reservation's).
+pub fn datawarp_key(field: DataWarpField, capacity_key: &str) -> &str {
+    match field {
+        DataWarpField::Grain => "burst_buffer.grain",
+        DataWarpField::StripeSize => "burst_buffer.stripe_size",
+        DataWarpField::Capacity => capacity_key,
     }
 }
 
@@ -239,14 +305,7 @@ fn ssd_config(s: &Scenario, map: &SourceMap, devices: u64) -> Result<SsdConfig, 
         ftl,
         ..SsdConfig::default()
     };
-    cfg.validate().map_err(|e| {
-        let k = storage_key(&e.key);
-        let key = if k.starts_with("ftl.") {
-            format!("burst_buffer.{k}")
-        } else {
-            format!("burst_buffer.ssd.{}", k.trim_start_matches("ssd."))
-        };
-        map.error_at(&key, e.message.clone())
-    })?;
+    cfg.validate()
+        .map_err(|e| map.error_at(ssd_key(e.field), e.message()))?;
     Ok(cfg)
 }

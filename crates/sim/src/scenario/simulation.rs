@@ -15,7 +15,8 @@ pub struct SimulationSection {
     /// Stop the simulation at this simulated time; by default it runs until every job is done.
     #[serde(default)]
     pub end_time: Option<Duration>,
-    /// Network packet size (messages are split into packets of this size).
+    /// Network packet size (messages are split into packets of this size; the network
+    /// model's default, 4 KiB).
     #[serde(default = "default_packet")]
     pub packet_size: Bytes,
     /// Transfer trains: at most this many consecutive reads or writes of one rank (same file,
@@ -28,7 +29,7 @@ pub struct SimulationSection {
 }
 
 fn default_packet() -> Bytes {
-    Bytes(4096)
+    Bytes(u64::from(bbsim_topology::network::DEFAULT_PACKET_SIZE))
 }
 
 impl Default for SimulationSection {

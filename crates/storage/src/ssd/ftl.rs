@@ -7,7 +7,7 @@
 
 use super::gc::ValidBuckets;
 use super::stream::{StreamMap, StreamMode};
-use crate::error::{positive, ConfigError};
+use crate::error::{positive, ConfigError, FtlField, SsdField};
 use bbsim_engine::{Rng, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -91,29 +91,44 @@ impl FtlGeometry {
 
 impl FtlConfig {
     /// Checks the settings for a device of `capacity` user bytes and derives the geometry.
-    /// Keys are relative to the FTL section (`page_size`, ...); the SSD prefixes `ftl.`.
-    pub fn geometry(&self, capacity: u64) -> Result<FtlGeometry, ConfigError> {
-        positive("page_size", self.page_size)?;
-        positive("pages_per_block", u64::from(self.pages_per_block))?;
+    /// Errors name the FTL's fields as the SSD's (`SsdField::Ftl`), and the capacity as
+    /// `SsdField::Capacity`.
+    pub fn geometry(&self, capacity: u64) -> Result<FtlGeometry, ConfigError<SsdField>> {
+        let ftl = SsdField::Ftl;
+        positive(ftl(FtlField::PageSize), self.page_size)?;
+        positive(
+            ftl(FtlField::PagesPerBlock),
+            u64::from(self.pages_per_block),
+        )?;
         if !(self.spare_factor.is_finite() && (0.0..1.0).contains(&self.spare_factor)) {
             return Err(ConfigError::new(
-                "spare_factor",
-                format!("must be in [0, 1), got {}", self.spare_factor),
+                ftl(FtlField::SpareFactor),
+                self.spare_factor,
+                "must be in [0, 1)",
             ));
         }
         if self.gc_free_blocks == 0 {
-            return Err(ConfigError::new("gc_free_blocks", "must be >= 1"));
+            return Err(ConfigError::new(
+                ftl(FtlField::GcFreeBlocks),
+                0,
+                "must be >= 1",
+            ));
         }
         if self.streams == StreamMode::MultiStream && self.max_streams == 0 {
-            return Err(ConfigError::new("max_streams", "must be >= 1"));
+            return Err(ConfigError::new(
+                ftl(FtlField::MaxStreams),
+                0,
+                "must be >= 1",
+            ));
         }
         let block_bytes = self
             .page_size
             .saturating_mul(u64::from(self.pages_per_block));
         if capacity < block_bytes {
             return Err(ConfigError::new(
-                "capacity",
-                format!("{capacity} bytes is smaller than one erase block ({block_bytes} bytes)"),
+                SsdField::Capacity,
+                format!("{capacity} bytes"),
+                format!("must not be smaller than one erase block ({block_bytes} bytes)"),
             ));
         }
         let user = capacity / self.page_size;
@@ -122,11 +137,10 @@ impl FtlConfig {
         let blocks = physical.div_ceil(ppb);
         if blocks.saturating_mul(ppb) >= u64::from(u32::MAX) {
             return Err(ConfigError::new(
-                "page_size",
-                format!(
-                    "gives {} physical pages; the FTL maps at most 2^32 - 1 (use a larger mapping unit)",
-                    blocks.saturating_mul(ppb)
-                ),
+                ftl(FtlField::PageSize),
+                format!("{} physical pages", blocks.saturating_mul(ppb)),
+                "must give at most 2^32 - 1 physical pages, which the FTL maps (use a larger \
+                 mapping unit)",
             ));
         }
         let user_blocks = user.div_ceil(ppb);
@@ -135,11 +149,15 @@ impl FtlConfig {
             + 1;
         if blocks < user_blocks + needed {
             return Err(ConfigError::new(
-                "spare_factor",
+                ftl(FtlField::SpareFactor),
                 format!(
-                    "leaves {} spare blocks; garbage collection needs at least {needed} \
-                     (gc_free_blocks + open streams + 1)",
+                    "{} ({} spare blocks)",
+                    self.spare_factor,
                     blocks.saturating_sub(user_blocks)
+                ),
+                format!(
+                    "must leave the {needed} spare blocks garbage collection needs \
+                     (gc_free_blocks + open streams + 1)"
                 ),
             ));
         }
@@ -218,7 +236,7 @@ pub struct Ftl {
 
 impl Ftl {
     /// Builds the FTL of a device with `capacity` user bytes and applies the preconditioning.
-    pub fn new(capacity: u64, cfg: &FtlConfig) -> Result<Self, ConfigError> {
+    pub fn new(capacity: u64, cfg: &FtlConfig) -> Result<Self, ConfigError<SsdField>> {
         let geo = cfg.geometry(capacity)?;
         let phys = geo.physical_pages() as usize;
         let blocks = geo.blocks as usize;
@@ -482,21 +500,42 @@ mod tests {
 
     #[test]
     fn bad_settings_name_their_key() {
-        assert_eq!(cfg(0.2).geometry(4096).unwrap_err().key, "capacity");
-        assert_eq!(cfg(1.0).geometry(1 << 30).unwrap_err().key, "spare_factor");
-        assert_eq!(cfg(0.0).geometry(1 << 30).unwrap_err().key, "spare_factor");
+        assert_eq!(
+            cfg(0.2).geometry(4096).unwrap_err().field,
+            SsdField::Capacity
+        );
+        assert_eq!(
+            cfg(1.0).geometry(1 << 30).unwrap_err().field,
+            SsdField::Ftl(FtlField::SpareFactor)
+        );
+        assert_eq!(
+            cfg(0.0).geometry(1 << 30).unwrap_err().field,
+            SsdField::Ftl(FtlField::SpareFactor)
+        );
         let mut c = cfg(0.2);
         c.page_size = 0;
-        assert_eq!(c.geometry(1 << 30).unwrap_err().key, "page_size");
+        assert_eq!(
+            c.geometry(1 << 30).unwrap_err().field,
+            SsdField::Ftl(FtlField::PageSize)
+        );
         c.page_size = 1;
-        assert_eq!(c.geometry(1 << 40).unwrap_err().key, "page_size");
+        assert_eq!(
+            c.geometry(1 << 40).unwrap_err().field,
+            SsdField::Ftl(FtlField::PageSize)
+        );
         let mut c = cfg(0.2);
         c.gc_free_blocks = 0;
-        assert_eq!(c.geometry(1 << 30).unwrap_err().key, "gc_free_blocks");
+        assert_eq!(
+            c.geometry(1 << 30).unwrap_err().field,
+            SsdField::Ftl(FtlField::GcFreeBlocks)
+        );
         c.gc_free_blocks = 1;
         c.streams = StreamMode::MultiStream;
         c.max_streams = 0;
-        assert_eq!(c.geometry(1 << 30).unwrap_err().key, "max_streams");
+        assert_eq!(
+            c.geometry(1 << 30).unwrap_err().field,
+            SsdField::Ftl(FtlField::MaxStreams)
+        );
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub mod timing;
 pub use ftl::{Ftl, FtlConfig, FtlCounters, FtlGeometry, GcWork, Precondition};
 pub use stream::StreamMode;
 
-use crate::error::{positive, ConfigError};
+use crate::error::{positive, ConfigError, SizeBinField, SsdField};
 use crate::event::StorageEvent;
 use crate::request::IoOp;
 use crate::stats::DeviceStats;
@@ -120,36 +120,30 @@ impl Default for SsdConfig {
 }
 
 impl SsdConfig {
-    /// Checks every setting; keys are relative to the SSD section (`write_bandwidth`,
-    /// `ftl.spare_factor`, `size_bins[2].max_size`, ...).
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        positive("capacity", self.capacity)?;
-        positive("read_bandwidth", self.read_bandwidth)?;
-        positive("write_bandwidth", self.write_bandwidth)?;
-        positive("channels", u64::from(self.channels))?;
-        positive("drives", u64::from(self.drives))?;
+    /// Checks every setting.
+    pub fn validate(&self) -> Result<(), ConfigError<SsdField>> {
+        positive(SsdField::Capacity, self.capacity)?;
+        positive(SsdField::ReadBandwidth, self.read_bandwidth)?;
+        positive(SsdField::WriteBandwidth, self.write_bandwidth)?;
+        positive(SsdField::Channels, u64::from(self.channels))?;
+        positive(SsdField::Drives, u64::from(self.drives))?;
         let mut prev = 0;
         for (i, b) in self.size_bins.iter().enumerate() {
-            let key = |k: &str| format!("size_bins[{i}].{k}");
-            positive(&key("max_size"), b.max_size)?;
-            positive(&key("read_bandwidth"), b.read_bandwidth)?;
-            positive(&key("write_bandwidth"), b.write_bandwidth)?;
+            let key = |k: SizeBinField| SsdField::SizeBin(i, k);
+            positive(key(SizeBinField::MaxSize), b.max_size)?;
+            positive(key(SizeBinField::ReadBandwidth), b.read_bandwidth)?;
+            positive(key(SizeBinField::WriteBandwidth), b.write_bandwidth)?;
             if b.max_size <= prev {
                 return Err(ConfigError::new(
-                    key("max_size"),
-                    "must be larger than the previous bin's max_size",
+                    key(SizeBinField::MaxSize),
+                    b.max_size,
+                    format!("must be larger than the previous bin's max_size ({prev})"),
                 ));
             }
             prev = b.max_size;
         }
         if let Some(f) = &self.ftl {
-            f.geometry(self.capacity).map_err(|e| {
-                if e.key == "capacity" {
-                    e
-                } else {
-                    e.within("ftl")
-                }
-            })?;
+            f.geometry(self.capacity)?;
         }
         Ok(())
     }
@@ -312,10 +306,10 @@ pub struct Ssd {
 impl Ssd {
     /// Builds device number `dev` of its owner (its self-events carry this index), validating
     /// the configuration and preconditioning the FTL.
-    pub fn new(dev: u16, cfg: SsdConfig) -> Result<Self, ConfigError> {
+    pub fn new(dev: u16, cfg: SsdConfig) -> Result<Self, ConfigError<SsdField>> {
         cfg.validate()?;
         let ftl = match &cfg.ftl {
-            Some(f) => Some(Ftl::new(cfg.capacity, f).map_err(|e| e.within("ftl"))?),
+            Some(f) => Some(Ftl::new(cfg.capacity, f)?),
             None => None,
         };
         let sharing = Sharing::with_drives(cfg.drives);

@@ -667,11 +667,11 @@ fn chunks_cut_device_requests_but_not_operations_bytes_capacity_or_wear() {
 #[test]
 fn a_chunk_of_no_units_or_beyond_the_ssd_is_rejected() {
     let err = chunked(bb(4, 8), 0).validate().expect_err("zero units");
-    assert_eq!(err.key, "chunk_units");
+    assert_eq!(err.field.to_string(), "chunk_units");
     let mut b = chunked(bb(4, 8), 4);
     b.ssd.capacity = 3 * UNIT;
     let err = b.validate().expect_err("chunk beyond the SSD");
-    assert_eq!(err.key, "chunk_units");
+    assert_eq!(err.field.to_string(), "chunk_units");
     assert!(err.to_string().contains("ssd.capacity"), "{err}");
     b.chunk_units = 3;
     b.validate().expect("a chunk as large as the SSD");

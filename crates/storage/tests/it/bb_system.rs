@@ -12,7 +12,7 @@ use bbsim_storage::pfs::PfsConfig;
 use bbsim_storage::placement::StripeSpec;
 use bbsim_storage::ssd::SsdConfig;
 use bbsim_storage::standalone::{
-    ClientSpec, Conservation, HarnessEvent, HarnessLp, Scenario, Target,
+    ClientSpec, Conservation, HarnessEvent, HarnessLp, Scenario, ScenarioField, Target,
 };
 use bbsim_storage::units::{transfer_ps, MIB};
 use bbsim_storage::{BbServerConfig, StagingConfig};
@@ -459,24 +459,27 @@ fn bad_configuration_names_the_key() {
     });
     let s = scenario(bb_cfg(1 << 30), 4, vec![client(writes(0, 1, MIB), 1, t)]);
     let e = s.build(bbsim_engine::SimConfig::default()).err().unwrap();
-    assert_eq!(e.key, "clients[0].stripe_count");
+    assert_eq!(e.field.to_string(), "clients[0].stripe_count");
     let mut b = bb_cfg(1 << 30);
     b.ssd.write_bandwidth = 0;
     assert_eq!(
-        b.validate().unwrap_err().within("burst_buffer").to_string(),
-        "burst_buffer.ssd.write_bandwidth must be > 0"
+        b.validate()
+            .unwrap_err()
+            .within(ScenarioField::BurstBuffer)
+            .to_string(),
+        "burst_buffer.ssd.write_bandwidth must be > 0, got 0"
     );
     let mut b = bb_cfg(1 << 30);
     b.drain.evict = false;
     assert!(b.validate().is_ok(), "nothing to evict when nothing drains");
     b.drain.policy = DrainPolicy::Immediate;
-    assert_eq!(b.validate().unwrap_err().key, "drain.evict");
+    assert_eq!(b.validate().unwrap_err().field.to_string(), "drain.evict");
     let mut b = bb_cfg(1 << 30);
     b.threads = 0;
-    assert_eq!(b.validate().unwrap_err().key, "threads");
+    assert_eq!(b.validate().unwrap_err().field.to_string(), "threads");
     let mut b = bb_cfg(1 << 30);
     b.unit = 2 << 30;
-    assert_eq!(b.validate().unwrap_err().key, "unit");
+    assert_eq!(b.validate().unwrap_err().field.to_string(), "unit");
 }
 
 fn mixed() -> Scenario {

@@ -350,23 +350,23 @@ fn the_array_rejects_an_ftl_and_chunks_by_name() {
     b.ssd.capacity = 1 << 30;
     b.ssd.ftl = Some(FtlConfig::default());
     let err = b.validate().expect_err("FTL with an array");
-    assert_eq!(err.key, "ssd_model");
-    assert!(err.message.contains("no FTL"), "{}", err.message);
+    assert_eq!(err.field.to_string(), "ssd_model");
+    assert!(err.message().contains("no FTL"), "{}", err.message());
     b.ssd_model = SsdModel::PerSsd;
     b.validate().expect("per-SSD FTL is fine");
 
     let mut b = bb(4, 2, SsdModel::Array);
     b.chunk_units = 8;
     let err = BbServer::new(b, Endpoint(0), vec![Endpoint(1)]).expect_err("chunks");
-    assert_eq!(err.key, "chunk_units");
-    assert!(err.message.contains("array"), "{}", err.message);
+    assert_eq!(err.field.to_string(), "chunk_units");
+    assert!(err.message().contains("array"), "{}", err.message());
 
     // Units are addressed with 32 bits across the whole array.
     let mut b = bb(16, 2, SsdModel::Array);
     b.unit = 4096;
     b.ssd.capacity = 4096 << 29;
     let err = b.validate().expect_err("too many units");
-    assert_eq!(err.key, "unit");
+    assert_eq!(err.field.to_string(), "unit");
     b.ssd_model = SsdModel::PerSsd;
     b.validate().expect("fits per SSD");
 }

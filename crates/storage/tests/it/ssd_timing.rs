@@ -222,11 +222,11 @@ fn bad_configuration_is_rejected_with_the_key() {
     c.write_bandwidth = 0;
     assert_eq!(
         c.validate().unwrap_err().to_string(),
-        "write_bandwidth must be > 0"
+        "write_bandwidth must be > 0, got 0"
     );
     let mut c = ssd();
     c.channels = 0;
-    assert_eq!(c.validate().unwrap_err().key, "channels");
+    assert_eq!(c.validate().unwrap_err().field.to_string(), "channels");
     let mut c = ssd();
     c.capacity = 1 << 20;
     c.ftl = Some(FtlConfig {
@@ -235,14 +235,17 @@ fn bad_configuration_is_rejected_with_the_key() {
         ..FtlConfig::default()
     });
     let e = c.validate().unwrap_err();
-    assert_eq!(e.key, "capacity");
-    assert!(e.message.contains("smaller than one erase block"), "{e}");
+    assert_eq!(e.field.to_string(), "capacity");
+    assert!(e.message().contains("smaller than one erase block"), "{e}");
     let mut c = ssd();
     c.ftl = Some(FtlConfig {
         spare_factor: -0.1,
         ..FtlConfig::default()
     });
-    assert_eq!(c.validate().unwrap_err().key, "ftl.spare_factor");
+    assert_eq!(
+        c.validate().unwrap_err().field.to_string(),
+        "ftl.spare_factor"
+    );
     let mut c = ssd();
     c.size_bins = vec![
         SizeBin {
@@ -256,7 +259,10 @@ fn bad_configuration_is_rejected_with_the_key() {
             write_bandwidth: 1,
         },
     ];
-    assert_eq!(c.validate().unwrap_err().key, "size_bins[1].max_size");
+    assert_eq!(
+        c.validate().unwrap_err().field.to_string(),
+        "size_bins[1].max_size"
+    );
     // Through the scenario, the key names the client.
     let mut s = local(ssd(), vec![], 1);
     if let Target::Local(c) = &mut s.clients[0].target {
@@ -266,5 +272,8 @@ fn bad_configuration_is_rejected_with_the_key() {
         .build(bbsim_engine::SimConfig::default())
         .err()
         .expect("rejected");
-    assert_eq!(e.to_string(), "clients[0].ssd.read_bandwidth must be > 0");
+    assert_eq!(
+        e.to_string(),
+        "clients[0].ssd.read_bandwidth must be > 0, got 0"
+    );
 }

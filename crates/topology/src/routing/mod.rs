@@ -10,7 +10,7 @@ pub mod dragonfly;
 pub mod fattree;
 pub mod torus;
 
-use crate::error::NetError;
+use crate::error::{NetError, NetParam};
 use crate::packet::Packet;
 use crate::topology::{Shape, Topology};
 use bbsim_engine::Rng;
@@ -93,7 +93,7 @@ impl Algo {
                 Shape::Dragonfly(_) => "minimal, valiant, ugal or adaptive for a dragonfly",
                 Shape::Torus(_) => "dimension-order (or minimal) for a torus",
             };
-            NetError::invalid("routing", expected, routing.name())
+            NetError::invalid(NetParam::Routing, expected, routing.name())
         })
     }
 

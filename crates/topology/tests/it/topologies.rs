@@ -595,7 +595,10 @@ fn configs_deserialise_from_json() {
         "extras": [{"name": "bb", "placement": {"kind": "per-router"}}]
     }"#;
     let cfg: NetworkConfig = serde_json::from_str(json).expect("parses");
-    assert_eq!(cfg.packet_size, 512);
+    assert_eq!(
+        cfg.packet_size,
+        bbsim_topology::network::DEFAULT_PACKET_SIZE
+    );
     assert_eq!(cfg.router_delay, 90 * NS);
     let net = cfg.build().expect("builds");
     assert_eq!(net.terminals(), 64 + 16);

@@ -12,7 +12,8 @@
 //! written, whole, by rank `j % ranks` and holds `output_bytes / output_files` bytes (the
 //! first `output_bytes % output_files` outputs one more).
 
-use super::{check, check_nonzero, push_file_write, push_reads, rank_ops, GIB, MIB};
+use super::error::{check, check_nonzero, AnalysisField as F, ParamError};
+use super::{push_file_write, push_reads, rank_ops, GIB, MIB};
 use crate::op::{CommId, FileId, Op, PS_PER_SEC};
 use crate::workload::{JobSpec, Sharing};
 use std::ops::Range;
@@ -97,22 +98,24 @@ impl AnalysisParams {
     }
 
     /// Checks the parameters; the error names the offending field.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ParamError<F>> {
         check_nonzero(&[
-            ("ranks", u64::from(self.ranks)),
-            ("ranks_per_node", u64::from(self.ranks_per_node)),
-            ("transfer_size", self.transfer_size),
-            ("output_transfer_size", self.output_transfer_size),
+            (F::Ranks, u64::from(self.ranks)),
+            (F::RanksPerNode, u64::from(self.ranks_per_node)),
+            (F::TransferSize, self.transfer_size),
+            (F::OutputTransferSize, self.output_transfer_size),
         ])?;
         check(
             self.output_files == 0 || !self.inputs.is_empty(),
-            "output_files",
-            || format!("{} outputs but no inputs", self.output_files),
+            F::OutputFiles,
+            self.output_files,
+            || "must be 0 when there are no inputs".into(),
         )?;
         check(
             self.output_bytes == 0 || self.output_files > 0,
-            "output_bytes",
-            || format!("{} bytes but no output files", self.output_bytes),
+            F::OutputBytes,
+            self.output_bytes,
+            || "must be 0 when there are no output files".into(),
         )
     }
 
@@ -270,7 +273,7 @@ mod tests {
             inputs: Vec::new(),
             ..small()
         };
-        assert!(none.validate().unwrap_err().starts_with("output_files"));
+        assert_eq!(none.validate().unwrap_err().field, F::OutputFiles);
         let j = none.job();
         j.validate().unwrap();
         assert_eq!(j.files.len(), 0);

@@ -10,6 +10,7 @@
 
 pub mod analysis;
 pub mod checkpoint;
+pub mod error;
 pub mod gtc;
 pub mod hacc;
 pub mod ior;
@@ -20,6 +21,7 @@ pub mod small_reads;
 
 pub use analysis::AnalysisParams;
 pub use checkpoint::CheckpointParams;
+pub use error::{AnalysisField, ParamError, QuotaField, SmallReadsField};
 pub use gtc::GtcParams;
 pub use hacc::HaccParams;
 pub use ior::IorParams;
@@ -110,23 +112,6 @@ pub(crate) fn jittered(value: u64, jitter: f64, rng: &mut Rng) -> u64 {
         jitter.clamp(0.0, 1.0)
     };
     (value as f64 * (1.0 + j * u)).round() as u64
-}
-
-/// `Err` naming the first of `fields` (name, value) whose value is 0.
-pub(crate) fn check_nonzero(fields: &[(&str, u64)]) -> Result<(), String> {
-    match fields.iter().find(|&&(_, v)| v == 0) {
-        Some((field, _)) => Err(format!("{field}: must be at least 1")),
-        None => Ok(()),
-    }
-}
-
-/// `Err` naming `field` unless `ok`.
-pub(crate) fn check(ok: bool, field: &str, why: impl FnOnce() -> String) -> Result<(), String> {
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("{field}: {}", why()))
-    }
 }
 
 /// A study application, by name, with its default parameters.

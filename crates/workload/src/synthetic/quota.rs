@@ -9,7 +9,8 @@
 //! it deletes its oldest files first (FIFO) until they do not. File sizes and compute times
 //! are jittered by `±jitter` from `seed`, so several users desynchronise.
 
-use super::{check, check_nonzero, jittered, push_file_write, rank_ops, GIB, MIB};
+use super::error::{check, check_nonzero, ParamError, QuotaField as F};
+use super::{jittered, push_file_write, rank_ops, GIB, MIB};
 use crate::op::{FileId, Op, PS_PER_SEC};
 use crate::rng::Rng;
 use crate::workload::{JobSpec, Sharing};
@@ -80,38 +81,40 @@ impl QuotaUserParams {
     /// Checks the parameters; the error names the offending field. The main condition is
     /// that the largest possible file (mean size times `1 + jitter`) fits under
     /// [`limit`](Self::limit); [`job`](Self::job) clamps larger files to the limit.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ParamError<F>> {
         check_nonzero(&[
-            ("ranks", u64::from(self.ranks)),
-            ("ranks_per_node", u64::from(self.ranks_per_node)),
-            ("transfer_size", self.transfer_size),
-            ("quota", self.quota),
+            (F::Ranks, u64::from(self.ranks)),
+            (F::RanksPerNode, u64::from(self.ranks_per_node)),
+            (F::TransferSize, self.transfer_size),
+            (F::Quota, self.quota),
         ])?;
         check(
             self.delete_at > 0.0 && self.delete_at <= 1.0,
-            "delete_at",
-            || format!("must be in (0, 1], got {}", self.delete_at),
+            F::DeleteAt,
+            self.delete_at,
+            || "must be in (0, 1]".into(),
         )?;
-        check((0.0..1.0).contains(&self.jitter), "jitter", || {
-            format!("must be in [0, 1), got {}", self.jitter)
-        })?;
+        check(
+            (0.0..1.0).contains(&self.jitter),
+            F::Jitter,
+            self.jitter,
+            || "must be in [0, 1)".into(),
+        )?;
         let limit = self.limit();
         let largest = |bytes: u64| (bytes as f64 * (1.0 + self.jitter)).ceil() as u64;
-        let too_big = |bytes: u64| {
-            format!(
-                "{bytes} bytes (up to {} with jitter) do not fit under delete_at * quota = {limit} bytes",
-                largest(bytes)
-            )
-        };
+        let size = |bytes: u64| format!("{bytes} bytes (up to {} with jitter)", largest(bytes));
+        let fit = || format!("must fit under delete_at * quota = {limit} bytes");
         check(
             largest(self.checkpoint_bytes) <= limit,
-            "checkpoint_bytes",
-            || too_big(self.checkpoint_bytes),
+            F::CheckpointBytes,
+            size(self.checkpoint_bytes),
+            fit,
         )?;
         check(
             self.plots_per_checkpoint == 0 || largest(self.plot_bytes) <= limit,
-            "plot_bytes",
-            || too_big(self.plot_bytes),
+            F::PlotBytes,
+            size(self.plot_bytes),
+            fit,
         )
     }
 
@@ -278,7 +281,7 @@ mod tests {
             ..small()
         };
         let e = p.validate().unwrap_err();
-        assert!(e.starts_with("checkpoint_bytes"), "{e}");
+        assert_eq!(e.field, F::CheckpointBytes, "{e}");
         let j = p.job();
         j.validate().unwrap();
         for r in 0..3 {
@@ -290,7 +293,7 @@ mod tests {
         }
         .validate()
         .unwrap_err();
-        assert!(e.starts_with("delete_at"), "{e}");
+        assert_eq!(e.field, F::DeleteAt, "{e}");
         QuotaUserParams::default().validate().unwrap();
     }
 }

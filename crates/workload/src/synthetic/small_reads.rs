@@ -8,7 +8,8 @@
 //! starts again at the region's start. Each read is followed by `compute_ps` of compute;
 //! finally the rank closes the file.
 
-use super::{check, check_nonzero, rank_ops, GIB, KIB};
+use super::error::{check, check_nonzero, ParamError, SmallReadsField as F};
+use super::{rank_ops, GIB, KIB};
 use crate::op::{FileId, Op, PS_PER_US};
 use crate::rng::Rng;
 use crate::workload::{JobSpec, Sharing};
@@ -71,26 +72,30 @@ impl SmallReadsParams {
     }
 
     /// Checks the parameters; the error names the offending field.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ParamError<F>> {
         check_nonzero(&[
-            ("ranks", u64::from(self.ranks)),
-            ("ranks_per_node", u64::from(self.ranks_per_node)),
-            ("branches", u64::from(self.branches)),
-            ("read_min", self.read_min),
+            (F::Ranks, u64::from(self.ranks)),
+            (F::RanksPerNode, u64::from(self.ranks_per_node)),
+            (F::Branches, u64::from(self.branches)),
+            (F::ReadMin, self.read_min),
         ])?;
         check(
             self.dataset_bytes >= u64::from(self.branches),
-            "dataset_bytes",
+            F::DatasetBytes,
+            format!("{} bytes", self.dataset_bytes),
             || {
                 format!(
-                    "{} bytes leave some of the {} branches empty",
-                    self.dataset_bytes, self.branches
+                    "must be at least one byte for each of the {} branches",
+                    self.branches
                 )
             },
         )?;
-        check(self.read_max >= self.read_min, "read_max", || {
-            format!("{} is below read_min {}", self.read_max, self.read_min)
-        })
+        check(
+            self.read_max >= self.read_min,
+            F::ReadMax,
+            self.read_max,
+            || format!("must not be below read_min ({})", self.read_min),
+        )
     }
 
     /// Builds the job. Rank `r` reads file id `r` (`Sharing::PerRank(r)`).
@@ -226,7 +231,7 @@ mod tests {
         }
         .validate()
         .unwrap_err();
-        assert!(e.starts_with("read_max"), "{e}");
+        assert_eq!(e.field, F::ReadMax, "{e}");
         SmallReadsParams::default().validate().unwrap();
     }
 }

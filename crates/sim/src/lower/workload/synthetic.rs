@@ -4,7 +4,7 @@
 use super::keys::job_key;
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::JobSection;
-use bbsim_workload::synthetic::{QuotaUserParams, SmallReadsParams};
+use bbsim_workload::synthetic::{QuotaField, QuotaUserParams, SmallReadsParams};
 
 /// The parameters of the quota-limited SSD user of job `idx`: each rank writes plot files and checkpoints
 /// (`plot_bytes`, `checkpoint_bytes`, bytes) for `steps` periods of `compute` (ps), deleting
@@ -28,18 +28,21 @@ pub(super) fn quota_user(
     p.compute_ps = j.compute.map_or(p.compute_ps, |d| d.0);
     p.transfer_size = j.transfer_size.map_or(p.transfer_size, |b| b.0);
     p.validate()
-        .map_err(|e| map.error_at(&job_key(idx, quota_key(&e)), e))?;
+        .map_err(|e| map.error_at(&job_key(idx, quota_key(e.field)), e.to_string()))?;
     Ok(p)
 }
 
-/// The scenario key a quota-user parameter error is about (the message names the field).
-fn quota_key(msg: &str) -> &'static str {
-    for k in ["checkpoint_bytes", "plot_bytes", "transfer_size", "steps"] {
-        if msg.contains(k) {
-            return k;
-        }
+/// The job key that sets a quota-user parameter (the deletion threshold and the jitter are
+/// fixed: their limits are the quota's).
+fn quota_key(field: QuotaField) -> &'static str {
+    match field {
+        QuotaField::Ranks => "ranks",
+        QuotaField::RanksPerNode => "ranks_per_node",
+        QuotaField::TransferSize => "transfer_size",
+        QuotaField::Quota | QuotaField::DeleteAt | QuotaField::Jitter => "quota",
+        QuotaField::CheckpointBytes => "checkpoint_bytes",
+        QuotaField::PlotBytes => "plot_bytes",
     }
-    "quota"
 }
 
 /// The parameters of the small-read analysis of job `idx`: each rank reads `reads_per_rank` small pieces of its
