@@ -60,13 +60,14 @@ fn check_run_settings(s: &Scenario, map: &SourceMap) -> Result<(), Diagnostic> {
 /// Lowers a scenario, checking every key; relative trace paths are resolved against `base`.
 pub fn lower(s: &Scenario, map: &SourceMap, base: &Path) -> Result<Design, Diagnostic> {
     check_run_settings(s, map)?;
-    let machine = build_machine(s, map)?;
+    let mut machine = build_machine(s, map)?;
     let workload = Arc::new(workload::build_workload(
         s,
         map,
         base,
         machine.compute_nodes,
     )?);
+    machine.pfs.file_stripe_counts = pfs::job_stripe_counts(s, map, &workload, &machine.pfs)?;
     let jobs = job_layout(s, map, &machine, &workload)?;
     Ok(Design {
         machine,
