@@ -17,6 +17,7 @@ pub mod machine;
 pub mod network;
 pub mod pfs;
 pub mod placement;
+pub mod ssd_preset;
 pub mod storage;
 pub mod traffic;
 pub mod unused;

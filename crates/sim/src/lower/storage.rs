@@ -33,6 +33,7 @@ pub fn bb_storage(
     servers: usize,
     compute_nodes: u32,
 ) -> Result<BbStorage, Diagnostic> {
+    let s = &*crate::lower::ssd_preset::apply(s, map)?;
     let bb = &s.burst_buffer;
     let devices = match bb.placement {
         Placement::NodeLocal => u64::from(compute_nodes),
