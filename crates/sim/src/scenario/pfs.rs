@@ -26,7 +26,7 @@ pub struct PfsSection {
     pub stripe_size: Bytes,
     /// Storage servers (OSTs) each file is striped over (default: all `servers`; Lustre's
     /// own default is 1). A job's `pfs_stripe_count` overrides it for its files.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stripe_count: Option<u32>,
 }
 
