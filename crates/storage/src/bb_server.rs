@@ -10,10 +10,11 @@
 //!
 //! Data layout: a request's bytes (already striped across servers by the client) are cut into
 //! allocation units of `unit` bytes of the file; unit `i` of a file lives on SSD
-//! `(file + i / chunk_units) mod ssds` (the next SSD with space if that one is full) at a
+//! `(first + i / chunk_units) mod ssds` (the next SSD with space if that one is full) at a
 //! logical address allocated on first write: runs of `chunk_units` consecutive units (a chunk)
-//! share an SSD, and chunks go round robin over the SSDs. Capacity is charged per allocated
-//! unit.
+//! share an SSD, and chunks go round robin over the SSDs, from the file's first SSD `first`,
+//! which the server hands out round robin over files in arrival order
+//! ([`crate::ssd_rotation`]). Capacity is charged per allocated unit.
 //!
 //! Device requests: the pieces of one request that land on the same SSD are submitted as one
 //! batched device request ([`crate::ssd::Ssd::submit_batch`]), charged one operation per piece
@@ -40,6 +41,7 @@ use crate::intervals::Intervals;
 use crate::op_table::OpTable;
 use crate::request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, RequestKind, StorageMsg};
 use crate::ssd::{SizeBin, Ssd, SsdBatch, SsdCompletion, SsdConfig, SsdPiece, SsdRequest};
+use crate::ssd_rotation::SsdRotation;
 use crate::unit_map::{UnitKey, UnitMap};
 use crate::units::transfer_ps;
 use bbsim_engine::{Ctx, Time};
@@ -498,6 +500,7 @@ pub struct BbServer {
     lbas: Vec<LbaAlloc>,
     ledger: CapacityLedger,
     units: UnitMap<Unit>,
+    rotation: SsdRotation,
     actives: FxHashMap<u64, Active>,
     next_id: u64,
     threads_busy: u32,
@@ -646,6 +649,7 @@ impl BbServer {
             })
             .collect();
         Ok(BbServer {
+            rotation: SsdRotation::new(devices as usize, cfg.chunk_units),
             ledger: CapacityLedger::new(cfg.capacity()),
             cfg,
             me,
@@ -911,14 +915,6 @@ impl BbServer {
         }
     }
 
-    /// The SSD that unit `idx` of `file` belongs on: chunks of `chunk_units` units round robin
-    /// over the SSDs, starting at SSD `file mod ssds` (always the one array device with
-    /// [`SsdModel::Array`]).
-    fn home_ssd(&self, file: u64, idx: u64) -> usize {
-        let chunk = idx / u64::from(self.cfg.chunk_units.max(1));
-        (file.wrapping_add(chunk) % self.ssds.len().max(1) as u64) as usize
-    }
-
     /// The unit pieces of request `req`'s operations in order, each operation cut at unit
     /// boundaries on its own: (unit index, offset in unit, length).
     fn op_pieces(&self, req: &IoRequest) -> OpPieces {
@@ -1084,7 +1080,7 @@ impl BbServer {
         for (idx, off, len) in self.op_pieces(&req) {
             count += 1;
             let key = (req.alloc, req.file, idx);
-            let pref = self.home_ssd(req.file, idx);
+            let pref = self.rotation.home(req.alloc, req.file, idx);
             let (lbas, free_units, ledger) =
                 (&mut self.lbas, &mut self.free_units, &mut self.ledger);
             let unit_bytes = self.cfg.unit;
@@ -1172,7 +1168,7 @@ impl BbServer {
                 Some(u) => (usize::from(u.ssd), u64::from(u.lba) * self.cfg.unit + off),
                 None => {
                     missing = true;
-                    (self.home_ssd(req.file, idx), off)
+                    (self.rotation.peek(req.alloc, req.file, idx), off)
                 }
             };
             let g = self.group_for(&mut groups, ssd);
@@ -1667,6 +1663,7 @@ impl BbServer {
         out: &mut Vec<BbAction>,
     ) {
         let keys = self.units.file_keys(alloc, file);
+        self.rotation.forget(alloc, file);
         for k in keys {
             if let Some(u) = self.units.get_mut(&k) {
                 let d = u.dirty.len();

@@ -160,6 +160,8 @@ pub enum PfsField {
     StripeSize,
     /// Servers per file.
     StripeCount,
+    /// Servers per file for ranges of file ids (a job's own stripe count).
+    FileStripeCounts,
 }
 
 /// A checked field of a BB stripe: a [`StripeSpec`](crate::placement::StripeSpec) or the
@@ -265,6 +267,7 @@ impl fmt::Display for PfsField {
             PfsField::ServerBandwidth => "server_bandwidth",
             PfsField::AggregateBandwidth => "aggregate_bandwidth",
             PfsField::StripeSize => "stripe_size",
+            PfsField::FileStripeCounts => "file_stripe_counts",
             PfsField::StripeCount => "stripe_count",
         })
     }

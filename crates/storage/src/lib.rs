@@ -30,6 +30,7 @@ pub mod placement;
 pub mod ranges;
 pub mod request;
 pub mod ssd;
+pub mod ssd_rotation;
 pub mod standalone;
 pub mod stats;
 pub mod unit_map;

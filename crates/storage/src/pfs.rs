@@ -4,9 +4,20 @@
 //! Two components. An [`IoNode`] lives in an I/O-node host LP (a network terminal): it forwards
 //! every request it receives to the [`PfsBackend`] LP with `forward_latency`, and relays the
 //! backend's answers back over the network. The [`PfsBackend`] is its own LP: after
-//! `request_latency` (times [`IoRequest::ops`] for a transfer train) a request's bytes are striped over `stripe_count` storage servers in
-//! `stripe_size` units (starting at server `file mod servers`), and the per-server parts
-//! transfer as flows sharing each server's bandwidth and the aggregate bandwidth max-min fairly.
+//! `request_latency` (times [`IoRequest::ops`] for a transfer train) a request's bytes are
+//! striped over the file's `stripe_count` storage servers (OSTs) in `stripe_size` units, and the
+//! per-server parts transfer as flows sharing each server's bandwidth and the aggregate
+//! bandwidth max-min fairly.
+//!
+//! Which OSTs a file gets ([`first_ost`]): Lustre's round-robin object allocator, taken in file
+//! id order. Files are given consecutive OSTs: file `k`'s objects follow file `k − 1`'s, so
+//! with stripe count `c` over `n` OSTs file `k` starts at position `k·c` of the cyclic OST list,
+//! and, as Lustre's allocator does when it wraps around the pool, the start moves one OST
+//! further at each wrap (so that files whose stripe count divides `n` do not always start on
+//! the same OSTs): `first(k) = (k·c + ⌊k·c / n⌋) mod n`. With `c = n` that is `k mod n`, every
+//! file over every OST from its own first one. `N` files of one stripe over `M` OSTs thus put
+//! `⌈N/M⌉` or `⌊N/M⌋` files on each OST. (Lustre also re-seeds its start index at random now
+//! and then and skips full or degraded OSTs; neither is modelled.)
 //! The answer returns to the I/O node after `forward_latency`, which is the lookahead the
 //! simulator declares for the I/O node ↔ backend channel (or it keeps them on one cluster).
 
@@ -32,8 +43,14 @@ pub struct PfsConfig {
     pub request_latency: Time,
     /// PFS stripe size (bytes).
     pub stripe_size: u64,
-    /// Storage servers a file is striped over.
+    /// Storage servers (OSTs) a file is striped over unless `file_stripe_counts` says
+    /// otherwise (Lustre's default is 1).
     pub stripe_count: u32,
+    /// Stripe counts of ranges of file ids `(first file, end file (exclusive), count)`,
+    /// sorted and disjoint: a job whose files are striped differently (`lfs setstripe` on its
+    /// directory). Files outside every range use `stripe_count`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub file_stripe_counts: Vec<(u64, u64, u32)>,
     /// One-way delay between an I/O node and the backend (ps).
     pub forward_latency: Time,
 }
@@ -47,6 +64,7 @@ impl Default for PfsConfig {
             request_latency: 100 * bbsim_engine::time::US,
             stripe_size: 1 << 20,
             stripe_count: 4,
+            file_stripe_counts: Vec::new(),
             forward_latency: bbsim_engine::time::US,
         }
     }
@@ -59,16 +77,53 @@ impl PfsConfig {
         positive(PfsField::ServerBandwidth, self.server_bandwidth)?;
         positive(PfsField::AggregateBandwidth, self.aggregate_bandwidth)?;
         positive(PfsField::StripeSize, self.stripe_size)?;
-        positive(PfsField::StripeCount, u64::from(self.stripe_count))?;
-        if self.stripe_count > self.servers {
+        self.check_count(PfsField::StripeCount, self.stripe_count)?;
+        let mut end = 0;
+        for &(first, last, count) in &self.file_stripe_counts {
+            if first < end || last <= first {
+                return Err(ConfigError::new(
+                    PfsField::FileStripeCounts,
+                    format!("{first}..{last}"),
+                    "file ranges must be non-empty, sorted and disjoint",
+                ));
+            }
+            end = last;
+            self.check_count(PfsField::FileStripeCounts, count)?;
+        }
+        Ok(())
+    }
+
+    fn check_count(&self, field: PfsField, count: u32) -> Result<(), ConfigError<PfsField>> {
+        positive(field, u64::from(count))?;
+        if count > self.servers {
             return Err(ConfigError::new(
-                PfsField::StripeCount,
-                self.stripe_count,
+                field,
+                count,
                 format!("must not exceed the number of servers ({})", self.servers),
             ));
         }
         Ok(())
     }
+
+    /// The stripe count of `file`.
+    pub fn stripe_count_of(&self, file: u64) -> u32 {
+        let i = self
+            .file_stripe_counts
+            .partition_point(|&(first, _, _)| first <= file);
+        match i.checked_sub(1).map(|i| self.file_stripe_counts[i]) {
+            Some((_, end, count)) if file < end => count,
+            _ => self.stripe_count,
+        }
+    }
+}
+
+/// The OST holding stripe 0 of file `file` striped over `count` of `servers` OSTs by Lustre's
+/// round-robin allocator in file-id order: `(file·count + ⌊file·count / servers⌋) mod
+/// servers` (module docs).
+pub fn first_ost(file: u64, count: u32, servers: u32) -> u32 {
+    let n = u128::from(servers.max(1));
+    let pos = u128::from(file) * u128::from(count);
+    ((pos + pos / n) % n) as u32
 }
 
 /// A PFS event: a request forwarded to the backend, a backend timer, or an answer for an
@@ -215,9 +270,9 @@ impl PfsBackend {
     /// The storage servers a request touches and its bytes on each, in server order.
     pub fn layout(&self, file: u64, offset: u64, len: u64) -> Vec<(u32, u64)> {
         let n = u64::from(self.cfg.servers);
-        let count = u64::from(self.cfg.stripe_count);
+        let count = u64::from(self.cfg.stripe_count_of(file));
         let ss = self.cfg.stripe_size;
-        let first = file % n;
+        let first = u64::from(first_ost(file, count as u32, self.cfg.servers));
         let mut per: BTreeMap<u32, u64> = BTreeMap::new();
         let mut pos = offset;
         let end = offset.saturating_add(len);
@@ -394,6 +449,97 @@ mod tests {
         assert_eq!(
             bad.validate().unwrap_err().field,
             PfsField::AggregateBandwidth
+        );
+    }
+
+    fn osts(servers: u32, stripe_count: u32) -> PfsBackend {
+        PfsBackend::new(PfsConfig {
+            servers,
+            stripe_size: 100,
+            stripe_count,
+            ..PfsConfig::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn stripe_count_one_puts_a_file_on_one_ost() {
+        let b = osts(8, 1);
+        for file in 0..40 {
+            let parts = b.layout(file, 0, 10_000);
+            assert_eq!(parts.len(), 1, "file {file}");
+            assert_eq!(parts[0].1, 10_000);
+        }
+    }
+
+    #[test]
+    fn files_take_consecutive_osts_like_lustres_round_robin_allocator() {
+        // N one-stripe files over M OSTs: ceil or floor of N / M files on each.
+        for (n, m) in [(10u64, 4u32), (248, 248), (1000, 248), (7, 3)] {
+            let mut per = vec![0u64; m as usize];
+            for f in 0..n {
+                per[first_ost(f, 1, m) as usize] += 1;
+            }
+            let (lo, hi) = (n / u64::from(m), n.div_ceil(u64::from(m)));
+            assert!(
+                per.iter().all(|&k| k == lo || k == hi),
+                "{n} over {m}: {per:?}"
+            );
+        }
+        // Stripe count 2 over 4 OSTs: files on (0,1), (2,3), then shifted one at the wrap:
+        // (1,2), (3,0), then (2,3), (0,1), …
+        let b = osts(4, 2);
+        let sets: Vec<Vec<u32>> = (0..6)
+            .map(|f| b.layout(f, 0, 200).iter().map(|p| p.0).collect())
+            .collect();
+        assert_eq!(
+            sets,
+            vec![
+                vec![0, 1],
+                vec![2, 3],
+                vec![1, 2],
+                vec![0, 3],
+                vec![2, 3],
+                vec![0, 1]
+            ]
+        );
+        // Every file over every OST: file k starts at OST k mod n.
+        for f in 0..20u64 {
+            assert_eq!(u64::from(first_ost(f, 5, 5)), f % 5);
+        }
+    }
+
+    #[test]
+    fn file_ranges_override_the_stripe_count() {
+        let cfg = PfsConfig {
+            servers: 8,
+            stripe_size: 100,
+            stripe_count: 1,
+            file_stripe_counts: vec![(10, 20, 4), (30, 31, 8)],
+            ..PfsConfig::default()
+        };
+        let counts: Vec<u32> = [0, 9, 10, 19, 20, 29, 30, 31]
+            .iter()
+            .map(|&f| cfg.stripe_count_of(f))
+            .collect();
+        assert_eq!(counts, vec![1, 1, 4, 4, 1, 1, 8, 1]);
+        let b = PfsBackend::new(cfg.clone()).unwrap();
+        assert_eq!(b.layout(12, 0, 800).len(), 4);
+        assert_eq!(b.layout(30, 0, 800).len(), 8);
+        let too_wide = PfsConfig {
+            file_stripe_counts: vec![(0, 5, 9)],
+            ..cfg.clone()
+        };
+        let e = too_wide.validate().unwrap_err();
+        assert_eq!(e.field, PfsField::FileStripeCounts);
+        assert!(e.to_string().contains("must not exceed the number of servers (8)"));
+        let overlapping = PfsConfig {
+            file_stripe_counts: vec![(0, 5, 2), (4, 6, 2)],
+            ..cfg
+        };
+        assert_eq!(
+            overlapping.validate().unwrap_err().field,
+            PfsField::FileStripeCounts
         );
     }
 }

@@ -17,6 +17,7 @@ pub mod machine;
 pub mod network;
 pub mod pfs;
 pub mod placement;
+pub mod ssd_preset;
 pub mod storage;
 pub mod traffic;
 pub mod unused;
@@ -60,13 +61,14 @@ fn check_run_settings(s: &Scenario, map: &SourceMap) -> Result<(), Diagnostic> {
 /// Lowers a scenario, checking every key; relative trace paths are resolved against `base`.
 pub fn lower(s: &Scenario, map: &SourceMap, base: &Path) -> Result<Design, Diagnostic> {
     check_run_settings(s, map)?;
-    let machine = build_machine(s, map)?;
+    let mut machine = build_machine(s, map)?;
     let workload = Arc::new(workload::build_workload(
         s,
         map,
         base,
         machine.compute_nodes,
     )?);
+    machine.pfs.file_stripe_counts = pfs::job_stripe_counts(s, map, &workload, &machine.pfs)?;
     let jobs = job_layout(s, map, &machine, &workload)?;
     Ok(Design {
         machine,

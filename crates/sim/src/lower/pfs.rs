@@ -6,6 +6,7 @@ use crate::scenario::Scenario;
 use bbsim_engine::time::US;
 use bbsim_engine::Time;
 use bbsim_storage::PfsConfig;
+use bbsim_workload::Workload;
 
 /// Latency between a PFS I/O node and the storage servers behind it (the I/O node to backend
 /// channel; also its lookahead), in ps.
@@ -24,10 +25,42 @@ pub fn pfs_config(s: &Scenario, map: &SourceMap) -> Result<PfsConfig, Diagnostic
         ),
         request_latency: pfs.latency.0,
         stripe_size: pfs.stripe_size.0,
-        stripe_count: pfs.servers,
+        stripe_count: pfs.stripe_count.unwrap_or(pfs.servers),
+        file_stripe_counts: Vec::new(),
         forward_latency: PFS_FORWARD_LATENCY,
     };
     cfg.validate()
         .map_err(|e| map.error_at(pfs_key(e.field), e.message()))?;
     Ok(cfg)
+}
+
+/// The stripe counts of the jobs that set `jobs.pfs_stripe_count`, as ranges of the
+/// workload's file ids (files are numbered job by job), checked against `cfg.servers`.
+pub fn job_stripe_counts(
+    s: &Scenario,
+    map: &SourceMap,
+    workload: &Workload,
+    cfg: &PfsConfig,
+) -> Result<Vec<(u64, u64, u32)>, Diagnostic> {
+    let mut ranges = Vec::new();
+    let mut first = 0u64;
+    for (j, spec) in workload.jobs.iter().enumerate() {
+        let end = first + spec.files.len() as u64;
+        if let Some(count) = s.jobs.get(j).and_then(|job| job.pfs_stripe_count) {
+            if count == 0 || count > cfg.servers {
+                return Err(map.error_at(
+                    &format!("jobs[{j}].pfs_stripe_count"),
+                    format!(
+                        "must be between 1 and the number of PFS servers (pfs.servers = {}), not {count}",
+                        cfg.servers
+                    ),
+                ));
+            }
+            if end > first {
+                ranges.push((first, end, count));
+            }
+        }
+        first = end;
+    }
+    Ok(ranges)
 }

@@ -38,6 +38,7 @@ pub fn bb_storage(
     servers: usize,
     compute_nodes: u32,
 ) -> Result<BbStorage, Diagnostic> {
+    let s = &*crate::lower::ssd_preset::apply(s, map)?;
     let bb = &s.burst_buffer;
     let devices = match bb.placement {
         Placement::NodeLocal => u64::from(compute_nodes),
@@ -162,7 +163,9 @@ fn drain_key(field: DrainField) -> &'static str {
 /// The scenario key that sets a PFS field (files are striped over every PFS server).
 pub fn pfs_key(field: PfsField) -> &'static str {
     match field {
-        PfsField::Servers | PfsField::StripeCount => "pfs.servers",
+        PfsField::Servers => "pfs.servers",
+        PfsField::StripeCount => "pfs.stripe_count",
+        PfsField::FileStripeCounts => "jobs.pfs_stripe_count",
         PfsField::ServerBandwidth => "pfs.server_bandwidth",
         PfsField::AggregateBandwidth => "pfs.aggregate_bandwidth",
         PfsField::StripeSize => "pfs.stripe_size",

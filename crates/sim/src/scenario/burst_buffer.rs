@@ -140,10 +140,19 @@ impl Default for BurstBufferSection {
     }
 }
 
-/// `[burst_buffer.ssd]`: one SSD.
+/// `[burst_buffer.ssd]`: one SSD (card).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SsdSection {
+    /// A datasheet preset (`bbsim_storage::ssd::preset`, e.g. `"intel-p3608"`) giving the
+    /// defaults of this section's keys and of the FTL geometry; keys the scenario sets win.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// NVMe devices the host sees on one card (default 1, or the preset's): each of the
+    /// `ssds_per_server` cards is that many devices, each with an even share of the card's
+    /// capacity and bandwidths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub devices_per_card: Option<u32>,
     /// Sequential write bandwidth.
     #[serde(default = "default_ssd_write")]
     pub write_bandwidth: Bandwidth,
@@ -180,6 +189,8 @@ fn default_ssd_capacity() -> Bytes {
 impl Default for SsdSection {
     fn default() -> Self {
         SsdSection {
+            model: None,
+            devices_per_card: None,
             write_bandwidth: default_ssd_write(),
             read_bandwidth: default_ssd_read(),
             op_overhead: Duration(0),

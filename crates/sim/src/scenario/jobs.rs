@@ -210,6 +210,10 @@ pub struct JobSection {
     /// as `burst_buffer.full_policy` says. Grouped and global placements only.
     #[serde(default)]
     pub bb_capacity: Option<Bytes>,
+    /// OSTs (PFS storage servers) each of the job's files is striped over, as `lfs setstripe`
+    /// on the job's directory would set it (default: `pfs.stripe_count`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pfs_stripe_count: Option<u32>,
     /// Bytes staged in from the PFS into the job's BB servers (split evenly) before it starts;
     /// the job starts when every server has its share. Grouped and global placements only.
     #[serde(default)]

@@ -24,6 +24,10 @@ pub struct PfsSection {
     /// Stripe unit on the PFS.
     #[serde(default = "default_pfs_stripe")]
     pub stripe_size: Bytes,
+    /// Storage servers (OSTs) each file is striped over (default: all `servers`; Lustre's
+    /// own default is 1). A job's `pfs_stripe_count` overrides it for its files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe_count: Option<u32>,
 }
 
 fn default_io_nodes() -> u32 {
@@ -51,6 +55,7 @@ impl Default for PfsSection {
             aggregate_bandwidth: None,
             latency: default_pfs_latency(),
             stripe_size: default_pfs_stripe(),
+            stripe_count: None,
         }
     }
 }

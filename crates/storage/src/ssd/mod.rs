@@ -37,6 +37,7 @@
 
 pub mod ftl;
 mod gc;
+pub mod preset;
 pub mod stream;
 pub mod timing;
 

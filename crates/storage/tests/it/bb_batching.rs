@@ -433,10 +433,11 @@ fn loads(st: &[DeviceStats]) -> Vec<Load> {
         .collect()
 }
 
-/// Unit `i` of file `f` lives on SSD `(f + i / chunk_units) mod ssds`; with one unit per chunk
-/// that is `(f + i) mod ssds`, the layout before chunks existed.
+/// Unit `i` of a file lives on SSD `(first + i / chunk_units) mod ssds`, where `first` is the
+/// file's place in the server's round robin of new files: 0 for the first file a server sees,
+/// whatever its id.
 #[test]
-fn unit_i_of_file_f_lives_on_ssd_f_plus_i_over_the_chunk() {
+fn unit_i_of_a_servers_first_file_lives_on_ssd_i_over_the_chunk() {
     let ssds = 4u64;
     for chunk in [1u32, 3] {
         for file in 0..3u64 {
@@ -453,7 +454,7 @@ fn unit_i_of_file_f_lives_on_ssd_f_plus_i_over_the_chunk() {
                     vec![client(ops, 1, target(1, UNIT), 1)],
                 );
                 let (sim, _) = run_mode(&s, true);
-                let home = ((file + i / u64::from(chunk)) % ssds) as usize;
+                let home = ((i / u64::from(chunk)) % ssds) as usize;
                 let writes: Vec<u64> = ssd_stats(&sim, last_end(&sim))
                     .iter()
                     .map(|d| d.writes)
@@ -518,9 +519,10 @@ fn a_chunked_request_costs_its_units_overheads_and_bytes_on_each_ssd() {
     let (unbatched, _) = run_mode(&s, false);
     assert_eq!(records(&unbatched), records(&sim));
 
-    // Unaligned, with a partial last unit: file 1, 3 SSDs, 4-unit chunks, units 3..=12 with
-    // the last one 5,000 bytes short. Unit 3 (chunk 0) and unit 12 (chunk 3) go to SSD 1,
-    // units 4-7 (chunk 1) to SSD 2, units 8-11 (chunk 2) to SSD 0.
+    // Unaligned, with a partial last unit: file 1 (the server's first file, so starting on
+    // SSD 0), 3 SSDs, 4-unit chunks, units 3..=12 with the last one 5,000 bytes short. Unit 3
+    // (chunk 0) and unit 12 (chunk 3) go to SSD 0, units 4-7 (chunk 1) to SSD 1, units 8-11
+    // (chunk 2) to SSD 2.
     let short = UNIT - 5000;
     let ops = vec![
         ClientOp {
@@ -556,8 +558,8 @@ fn a_chunked_request_costs_its_units_overheads_and_bytes_on_each_ssd() {
     assert_eq!(
         loads(&ssd_stats(&sim, r.2)),
         vec![
-            (4, 4, 2, 4 * UNIT, 4 * UNIT, four + rfour),
             (2, 2, 2, UNIT + short, UNIT + short, two + rtwo),
+            (4, 4, 2, 4 * UNIT, 4 * UNIT, four + rfour),
             (4, 4, 2, 4 * UNIT, 4 * UNIT, four + rfour)
         ]
     );

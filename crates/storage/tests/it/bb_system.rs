@@ -56,6 +56,7 @@ fn pfs_cfg() -> PfsConfig {
         request_latency: 10 * US,
         stripe_size: MIB,
         stripe_count: 1,
+        file_stripe_counts: Vec::new(),
         forward_latency: US,
     }
 }

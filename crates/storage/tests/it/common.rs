@@ -84,6 +84,7 @@ pub fn pfs() -> PfsConfig {
         request_latency: 10 * US,
         stripe_size: 128 * KIB,
         stripe_count: 1,
+        file_stripe_counts: Vec::new(),
         forward_latency: US,
     }
 }

@@ -65,6 +65,42 @@ fn greedy_gc_matches_desnoyers_under_uniform_overwrites() {
     }
 }
 
+/// The Intel P3608 preset's geometry (256-page erase blocks, 27.2 % over-provisioning) under
+/// uniform random page overwrites: greedy GC's write amplification is Desnoyers' closed form
+/// at that spare factor (P. Desnoyers, "Analytic modeling of SSD write performance", SYSTOR
+/// 2012: greedy cleaning under uniform traffic, `analytic::desnoyers_greedy_wa`), on a device
+/// scaled down to 2,048 blocks (the form depends on the spare factor, not on the capacity).
+#[test]
+fn p3608_preset_geometry_amplifies_as_desnoyers_greedy_model_says() {
+    let p = bbsim_storage::ssd::preset::INTEL_P3608;
+    let u: u64 = 1 << 19;
+    let pre = Precondition::Steady {
+        overwrite_passes: 2,
+        seed: 3,
+    };
+    let mut f = ftl(
+        u,
+        p.pages_per_block,
+        p.over_provisioning,
+        StreamMode::Legacy,
+        pre,
+    );
+    assert!(f.geometry().blocks >= 2048);
+    let mut rng = Rng::seed_from_u64(9);
+    for _ in 0..2 * u {
+        f.write_page(rng.below(u) as u32, 0);
+    }
+    let measured = f.counters().write_amplification();
+    let model = desnoyers_greedy_wa(effective_spare(&f, 1));
+    assert!(
+        (measured / model - 1.0).abs() < 0.02,
+        "measured WA {measured:.4}, Desnoyers {model:.4}"
+    );
+    // About 2.1 at 27 % spare: far below the 7 % default's.
+    assert!(model > 1.9 && model < 2.3, "{model}");
+    assert!(desnoyers_greedy_wa(0.07) > 2.0 * model);
+}
+
 /// Write amplification of `warm` + `measure` passes (in user-page multiples) where a fraction
 /// `hot_writes` of writes goes to the first `hot_space` of the address space. Hot and cold
 /// writes use stream keys 0 and 1.

@@ -4,6 +4,7 @@
 mod common;
 
 mod bb_batching;
+mod bb_ssd_rotation;
 mod bb_system;
 mod ftl_closed_forms;
 mod ssd_array;
