@@ -24,6 +24,14 @@ pub struct PfsSection {
     /// Stripe unit on the PFS.
     #[serde(default = "default_pfs_stripe")]
     pub stripe_size: Bytes,
+    /// Lustre-style extent locks per stripe at the I/O nodes: a client writing a stripe last
+    /// held by another client waits for the lock's revocation (`storage::extent_lock`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub extent_locks: bool,
+    /// With `extent_locks`: the time to revoke another client's lock and grant it (default
+    /// 50 us).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_revocation: Option<Duration>,
 }
 
 fn default_io_nodes() -> u32 {
@@ -51,6 +59,8 @@ impl Default for PfsSection {
             aggregate_bandwidth: None,
             latency: default_pfs_latency(),
             stripe_size: default_pfs_stripe(),
+            extent_locks: false,
+            lock_revocation: None,
         }
     }
 }

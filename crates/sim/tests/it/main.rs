@@ -6,3 +6,4 @@ mod common;
 mod compose;
 mod diagnostics;
 mod quickstart;
+mod shared_files;
