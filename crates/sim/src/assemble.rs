@@ -222,13 +222,16 @@ fn bb_host(h: &HostInputs, t: u32, index: usize) -> SimLp {
         .network
         .nic(t, &h.ids.layout)
         .expect("lowered networks attach every terminal");
-    SimLp::Bb(Box::new(BbHost::new(
-        t,
-        machine.network.topology().terminal_cluster(t),
-        nic,
-        server,
-        h.ids.ctl_by_alloc.clone(),
-    )))
+    SimLp::Bb(Box::new(
+        BbHost::new(
+            t,
+            machine.network.topology().terminal_cluster(t),
+            nic,
+            server,
+            h.ids.ctl_by_alloc.clone(),
+        )
+        .with_locks(machine.bb_locks),
+    ))
 }
 
 /// A PFS I/O node's host.
@@ -238,12 +241,10 @@ fn io_host(h: &HostInputs, t: u32) -> SimLp {
         .nic(t, &h.ids.layout)
         .expect("lowered networks attach every terminal");
     let node = IoNode::new(Endpoint(t), h.ids.backend, &h.machine.pfs);
-    SimLp::Io(Box::new(IoHost::new(
-        t,
-        net.topology().terminal_cluster(t),
-        nic,
-        node,
-    )))
+    SimLp::Io(Box::new(
+        IoHost::new(t, net.topology().terminal_cluster(t), nic, node)
+            .with_locks(h.machine.pfs_locks),
+    ))
 }
 
 /// One host LP per terminal, in terminal order.

@@ -21,6 +21,7 @@ pub mod datawarp;
 pub mod drain;
 pub mod error;
 pub mod event;
+pub mod extent_lock;
 pub mod fluid;
 pub mod intervals;
 pub mod occupancy;
@@ -46,6 +47,7 @@ pub use error::{
     SizeBinField, SsdField, StripeField,
 };
 pub use event::StorageEvent;
+pub use extent_lock::{ExtentLocks, LockConfig, LockStats};
 pub use occupancy::OccupancyLog;
 pub use pfs::{IoNode, PfsBackend, PfsConfig, PfsEvent};
 pub use request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, RequestKind, StorageMsg};

@@ -32,6 +32,10 @@ pub struct Machine {
     pub local_ssds: u32,
     /// The PFS.
     pub pfs: PfsConfig,
+    /// Extent locks at the PFS I/O nodes (`pfs.extent_locks`).
+    pub pfs_locks: Option<bbsim_storage::LockConfig>,
+    /// Extent locks at the BB servers (`burst_buffer.extent_locks`).
+    pub bb_locks: Option<bbsim_storage::LockConfig>,
     /// Placement.
     pub placement: Placement,
     /// Routers of the same network without burst-buffer servers (for the cost model).
@@ -158,6 +162,7 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
     let io_terminals = group(PFS_EXTRA);
     let storage = bb_storage(s, map, bb_terminals.len(), compute_nodes)?;
     let pfs = pfs_config(s, map)?;
+    let (pfs_locks, bb_locks) = super::locks::lock_configs(s, map)?;
     Ok(Machine {
         network,
         compute_nodes,
@@ -167,6 +172,8 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
         local_ssd: storage.local_ssd,
         local_ssds: s.burst_buffer.ssds_per_server,
         pfs,
+        pfs_locks,
+        bb_locks,
         placement: s.burst_buffer.placement,
         base_routers,
         base_links,

@@ -13,6 +13,7 @@
 //! - [`unused`]: keys the chosen placement does not read (reported, not refused).
 
 pub mod allocation;
+pub mod locks;
 pub mod machine;
 pub mod network;
 pub mod pfs;

@@ -2,7 +2,9 @@
 
 use super::{CtlEvent, Payload, SimEvent, CTL_LATENCY};
 use bbsim_engine::{Ctx, LpId};
-use bbsim_storage::{BbAction, BbServer, Endpoint, IoNode, StorageEvent, StorageMsg};
+use bbsim_storage::{
+    BbAction, BbServer, Endpoint, ExtentLocks, IoNode, LockConfig, StorageEvent, StorageMsg,
+};
 use bbsim_topology::nic::Nic;
 
 /// Messages and non-minimally routed messages received, per job.
@@ -14,6 +16,26 @@ pub struct RouteCount {
     pub nonminimal: u64,
     /// Sum of router hops.
     pub hops: u64,
+}
+
+/// Holds a request that arrived at `ctx.now()` until `locks` grant its extent locks: `Some`
+/// with the message to serve now, or `None` when it was sent back to this LP as
+/// [`SimEvent::LockGranted`] for later. Without locks every message is served at once.
+fn after_locks(
+    locks: &mut Option<ExtentLocks>,
+    msg: Box<StorageMsg>,
+    ctx: &mut Ctx<'_, SimEvent>,
+) -> Option<Box<StorageMsg>> {
+    let (Some(locks), StorageMsg::Request(r)) = (locks.as_mut(), msg.as_ref()) else {
+        return Some(msg);
+    };
+    let now = ctx.now();
+    let granted = locks.acquire(r, now);
+    if granted > now {
+        ctx.send_self(granted - now, SimEvent::LockGranted(msg));
+        return None;
+    }
+    Some(msg)
 }
 
 fn count(per_job: &mut Vec<RouteCount>, job: u32, hops: u16, nonminimal: bool) {
@@ -42,6 +64,8 @@ pub struct BbHost {
     /// Controller LPs by capacity account: the job controllers, then the persistent
     /// reservations' controllers (stage-in and stage-out completions go there).
     jobctl: Vec<LpId>,
+    /// Extent locks of the files on this server (`burst_buffer.extent_locks`).
+    pub locks: Option<ExtentLocks>,
 }
 
 /// Global file id of job `alloc`'s staged-in input (beyond every workload file).
@@ -64,7 +88,14 @@ impl BbHost {
             actions: Vec::new(),
             per_job: Vec::new(),
             jobctl,
+            locks: None,
         }
+    }
+
+    /// The host with extent locks of configuration `cfg` (none for `None`).
+    pub fn with_locks(mut self, cfg: Option<LockConfig>) -> Self {
+        self.locks = cfg.map(ExtentLocks::new);
+        self
     }
 
     /// The NIC.
@@ -84,7 +115,9 @@ impl BbHost {
                             if let StorageMsg::Request(r) = msg.as_ref() {
                                 count(&mut self.per_job, r.alloc, d.hops, d.nonminimal);
                             }
-                            self.server.on_message(*msg, ctx, &mut out);
+                            if let Some(msg) = after_locks(&mut self.locks, msg, ctx) {
+                                self.server.on_message(*msg, ctx, &mut out);
+                            }
                         }
                         Payload::Delete { alloc, file } => {
                             self.server.delete_file(alloc, file, ctx, &mut out)
@@ -93,6 +126,7 @@ impl BbHost {
                 }
             }
             SimEvent::Storage(e) => self.server.handle(e, ctx, &mut out),
+            SimEvent::LockGranted(msg) => self.server.on_message(*msg, ctx, &mut out),
             SimEvent::Ctl(CtlEvent::JobEnd { alloc }) => self.server.job_end(alloc, ctx, &mut out),
             SimEvent::Ctl(CtlEvent::StageIn { alloc, file, bytes }) => {
                 self.server
@@ -134,6 +168,8 @@ pub struct IoHost {
     out: Vec<(Endpoint, StorageMsg)>,
     /// Requests received per job.
     pub per_job: Vec<RouteCount>,
+    /// Extent locks of the stripes behind this I/O node (`pfs.extent_locks`).
+    pub locks: Option<ExtentLocks>,
 }
 
 impl IoHost {
@@ -146,7 +182,14 @@ impl IoHost {
             node,
             out: Vec::new(),
             per_job: Vec::new(),
+            locks: None,
         }
+    }
+
+    /// The host with extent locks of configuration `cfg` (none for `None`).
+    pub fn with_locks(mut self, cfg: Option<LockConfig>) -> Self {
+        self.locks = cfg.map(ExtentLocks::new);
+        self
     }
 
     /// The NIC.
@@ -164,7 +207,9 @@ impl IoHost {
                         if let StorageMsg::Request(r) = msg.as_ref() {
                             count(&mut self.per_job, r.alloc, d.hops, d.nonminimal);
                         }
-                        self.node.on_message(*msg, ctx);
+                        if let Some(msg) = after_locks(&mut self.locks, msg, ctx) {
+                            self.node.on_message(*msg, ctx);
+                        }
                     }
                 }
             }
@@ -176,6 +221,7 @@ impl IoHost {
                 }
                 self.out = out;
             }
+            SimEvent::LockGranted(msg) => self.node.on_message(*msg, ctx),
             _ => {}
         }
     }

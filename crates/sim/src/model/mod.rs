@@ -169,6 +169,9 @@ pub enum SimEvent {
     },
     /// Job control.
     Ctl(CtlEvent),
+    /// At a BB server or PFS I/O node: the extent locks of this request (held back since it
+    /// arrived) are granted; serve it now.
+    LockGranted(Box<StorageMsg>),
 }
 
 impl From<NetEvent<Payload>> for SimEvent {

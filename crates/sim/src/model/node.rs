@@ -651,7 +651,7 @@ impl NodeLp {
                     }
                 }
             }
-            SimEvent::Storage(_) | SimEvent::Ctl(_) => {}
+            SimEvent::Storage(_) | SimEvent::Ctl(_) | SimEvent::LockGranted(_) => {}
         }
     }
 

@@ -28,6 +28,14 @@ pub struct BurstBufferSection {
     /// Stripe unit.
     #[serde(default = "default_stripe_size")]
     pub stripe_size: Bytes,
+    /// Lustre-style extent locks per stripe at the BB servers: a client writing a stripe last
+    /// held by another client waits for the lock's revocation (`storage::extent_lock`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub extent_locks: bool,
+    /// With `extent_locks`: the time to revoke another client's lock and grant it (default
+    /// 50 us).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_revocation: Option<Duration>,
     /// Per-SSD chunk inside a BB server: consecutive stripe units of a file kept on one SSD
     /// before the next SSD (a whole multiple of `stripe_size`; unset: `stripe_size`, plain
     /// round robin of units). Each unit is still one SSD operation.
@@ -124,6 +132,8 @@ impl Default for BurstBufferSection {
             ssds_per_server: 1,
             stripe_count: default_stripe_count(),
             stripe_size: default_stripe_size(),
+            extent_locks: false,
+            lock_revocation: None,
             ssd_chunk: None,
             ssd_model: bbsim_storage::SsdModel::PerSsd,
             request_threads: default_threads(),

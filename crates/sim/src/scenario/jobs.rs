@@ -175,6 +175,10 @@ pub struct JobSection {
     /// LAMMPS: files each rank writes.
     #[serde(default)]
     pub files_per_rank: Option<u32>,
+    /// IOR: its command line (`ior = "-a MPIIO -b 1g -t 1m -w"`), IOR's options and
+    /// defaults, instead of the keyed form (`block_size`, `segments`, ...).
+    #[serde(default)]
+    pub ior: Option<String>,
     /// IOR: block size per rank and segment.
     #[serde(default)]
     pub block_size: Option<Bytes>,

@@ -28,6 +28,14 @@ pub struct PfsSection {
     /// own default is 1). A job's `pfs_stripe_count` overrides it for its files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stripe_count: Option<u32>,
+    /// Lustre-style extent locks per stripe at the I/O nodes: a client writing a stripe last
+    /// held by another client waits for the lock's revocation (`storage::extent_lock`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub extent_locks: bool,
+    /// With `extent_locks`: the time to revoke another client's lock and grant it (default
+    /// 50 us).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_revocation: Option<Duration>,
 }
 
 fn default_io_nodes() -> u32 {
@@ -56,6 +64,8 @@ impl Default for PfsSection {
             latency: default_pfs_latency(),
             stripe_size: default_pfs_stripe(),
             stripe_count: None,
+            extent_locks: false,
+            lock_revocation: None,
         }
     }
 }

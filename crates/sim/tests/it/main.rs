@@ -7,3 +7,4 @@ mod compose;
 mod diagnostics;
 mod quickstart;
 mod storage_keys;
+mod shared_files;

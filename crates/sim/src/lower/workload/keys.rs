@@ -18,6 +18,7 @@ const SOURCE_KEYS: &[(&str, &[&str])] = &[
     ),
     ("phases", &["preset"]),
     ("files_per_rank", &["preset"]),
+    ("ior", &["ior"]),
     ("block_size", &["ior"]),
     ("segments", &["ior"]),
     ("write", &["ior"]),
@@ -68,6 +69,7 @@ fn present_keys(j: &JobSection) -> Vec<&'static str> {
     add(j.compute.is_some(), "compute");
     add(j.phases.is_some(), "phases");
     add(j.files_per_rank.is_some(), "files_per_rank");
+    add(j.ior.is_some(), "ior");
     add(j.block_size.is_some(), "block_size");
     add(j.segments.is_some(), "segments");
     add(j.write.is_some(), "write");
