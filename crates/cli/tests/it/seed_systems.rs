@@ -102,7 +102,11 @@ fn ssd_isolation_experiments_share_one_pm953() {
         .map(|n| format!("ssd-isolation/fio/{n}"))
         .collect();
     fio.sort();
-    assert_eq!(fio.len(), 11, "3 allotments x 3 usages + 2 and 4 users: {fio:?}");
+    assert_eq!(
+        fio.len(),
+        11,
+        "3 allotments x 3 usages + 2 and 4 users: {fio:?}"
+    );
     files.extend(fio.iter().cloned());
     for f in &files {
         let m = machine(f);
@@ -120,5 +124,8 @@ fn ssd_isolation_experiments_share_one_pm953() {
     }
     let e = jobs("ssd-isolation/trace-emulator.toml");
     assert_eq!(e.len(), 16);
-    assert!(e.iter().all(|j| j.1 == 4 && j.2.contains("on 4 nodes")), "{e:?}");
+    assert!(
+        e.iter().all(|j| j.1 == 4 && j.2.contains("on 4 nodes")),
+        "{e:?}"
+    );
 }
