@@ -13,6 +13,7 @@ mod phases;
 #[cfg(unix)]
 mod pipes;
 mod placements;
+mod seed_systems;
 mod plot;
 mod size;
 mod slurm;
