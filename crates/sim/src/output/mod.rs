@@ -10,6 +10,7 @@
 //!   SVG plots) rendered in memory, and the table printed at the end of a run;
 //! - [`plot`]: the SVG pictures (per-rank I/O timelines, bar charts);
 //! - [`occupancy_plot`]: burst-buffer fill over time (`occupancy.svg`);
+//! - [`csv_text`]: CSV text with RFC 4180 quoting (the `csv` crate), for every CSV file;
 //! - [`cost`]: the capital and energy cost of the burst-buffer design;
 //! - [`describe`]: the granularity and job lines of `bbsim validate`;
 //! - [`sweep`]: the plan and the `sweep.csv` table of `bbsim sweep`;
@@ -24,6 +25,7 @@
 pub mod capacity;
 pub mod collect;
 pub mod cost;
+pub mod csv_text;
 pub mod describe;
 pub mod files;
 pub mod occupancy_plot;
