@@ -1,5 +1,6 @@
 //! `bbsim`: the command-line front end of the burst-buffer simulator.
 
+mod example_cmd;
 mod net_cmd;
 mod out_dir;
 mod phold_cmd;
@@ -45,6 +46,8 @@ enum Command {
     /// I/O phases from its first I/O.
     #[command(subcommand)]
     Plot(plot_cmd::PlotCommand),
+    /// Print a built-in ready scenario (`bbsim example quickstart > q.toml`), or list them.
+    Example(example_cmd::ExampleArgs),
     /// Run the PHOLD benchmark on the PDES engine (ROSS parameter semantics; 1 time unit = 1 us).
     Phold(phold_cmd::PholdArgs),
 }
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Command::Net(args) => net_cmd::run(&args),
         Command::Phold(args) => phold_cmd::run(&args),
         Command::Plot(c) => plot_cmd::run(&c),
+        Command::Example(args) => example_cmd::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
