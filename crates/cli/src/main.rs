@@ -17,7 +17,13 @@ use std::process::ExitCode;
 
 /// bbsim: simulate where to put burst buffers and how big to make them.
 #[derive(Parser, Debug)]
-#[command(name = "bbsim", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "bbsim",
+    version = bbsim_sim::build_info::VERSION,
+    about,
+    long_about = None,
+    propagate_version = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

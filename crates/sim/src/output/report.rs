@@ -230,8 +230,8 @@ pub fn render(
     Rendered { files, digest }
 }
 
-/// The text of `summary.json`: the deterministic body plus `results_digest` and the `run`
-/// block (wall time, threads).
+/// The text of `summary.json`: the deterministic body plus `bbsim_commit` (the build's git
+/// commit), `results_digest` and the `run` block (wall time, threads).
 fn summary_json(body: &Summary<'_>, digest: u64, stats: &RunStats) -> String {
     let run = RunBlock {
         events: stats.events,
@@ -247,6 +247,11 @@ fn summary_json(body: &Summary<'_>, digest: u64, stats: &RunStats) -> String {
     };
     let mut value = serde_json::to_value(body).unwrap_or(serde_json::Value::Null);
     if let serde_json::Value::Object(m) = &mut value {
+        // The commit is outside the digest, so results from two builds can be compared.
+        m.insert(
+            "bbsim_commit".into(),
+            serde_json::Value::String(crate::build_info::COMMIT.into()),
+        );
         m.insert(
             "results_digest".into(),
             serde_json::Value::String(format!("{digest:016x}")),
