@@ -5,8 +5,8 @@
 #
 # Runs every scenario with both binaries (default: every runnable scenario in scenarios/, and
 # the study's single-application mixes at 2 MB per rank) and compares every output file.
-# summary.json is compared with its wall-clock fields removed, since those differ from run to
-# run. `bbsim validate --json` is compared too. Exit 0 when everything is identical, 1 when
+# summary.json is compared with its wall-clock fields and the build's commit (bbsim_commit)
+# removed, since those differ from run to run and build to build. `bbsim validate --json` is compared too. Exit 0 when everything is identical, 1 when
 # something differs (the differing files are named), 2 on usage errors.
 #
 # COMPARE_RENAMES='old=new,...' compares after renaming, in the old build's files, quoted or
@@ -37,8 +37,9 @@ else
     done
 fi
 
-# Strips the fields that measure the host, not the model (and, with renames, the digest).
-HOST_FIELDS='wall|wall_time|wall_seconds|elapsed|events_per_second|threads_used'
+# Strips the fields that measure the host or name the build, not the model (and, with
+# renames, the digest).
+HOST_FIELDS='bbsim_commit|wall|wall_time|wall_seconds|elapsed|events_per_second|threads_used'
 [[ -n ${COMPARE_RENAMES:-} ]] && HOST_FIELDS="$HOST_FIELDS|results_digest"
 strip() { grep -v -E "\"($HOST_FIELDS)[a-z_]*\":" "$1"; }
 # The old build's file with COMPARE_RENAMES applied to whole names ("x" or ": x" labels).

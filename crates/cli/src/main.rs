@@ -1,5 +1,6 @@
 //! `bbsim`: the command-line front end of the burst-buffer simulator.
 
+mod example_cmd;
 mod net_cmd;
 mod out_dir;
 mod phold_cmd;
@@ -16,7 +17,13 @@ use std::process::ExitCode;
 
 /// bbsim: simulate where to put burst buffers and how big to make them.
 #[derive(Parser, Debug)]
-#[command(name = "bbsim", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "bbsim",
+    version = bbsim_sim::build_info::VERSION,
+    about,
+    long_about = None,
+    propagate_version = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -45,6 +52,8 @@ enum Command {
     /// table (sweep.csv), a run's per-rank I/O from its first I/O.
     #[command(subcommand)]
     Plot(plot_cmd::PlotCommand),
+    /// Print a built-in ready scenario (`bbsim example quickstart > q.toml`), or list them.
+    Example(example_cmd::ExampleArgs),
     /// Run the PHOLD benchmark on the PDES engine (ROSS parameter semantics; 1 time unit = 1 us).
     Phold(phold_cmd::PholdArgs),
 }
@@ -72,6 +81,7 @@ fn main() -> ExitCode {
         Command::Net(args) => net_cmd::run(&args),
         Command::Phold(args) => phold_cmd::run(&args),
         Command::Plot(c) => plot_cmd::run(&c),
+        Command::Example(args) => example_cmd::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The built-in default scenario (a copy of `scenarios/quickstart.toml`).
-pub const QUICKSTART: &str = include_str!("../../../scenarios/quickstart.toml");
+pub const QUICKSTART: &str = crate::example_cmd::QUICKSTART;
 
 /// Arguments of `bbsim run`.
 #[derive(clap::Args, Debug)]

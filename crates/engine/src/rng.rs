@@ -1,9 +1,15 @@
-//! Per-LP pseudo-random number streams.
+//! Pseudo-random number streams: xoshiro256 generators seeded through SplitMix64.
 //!
-//! Each logical process owns an independent xoshiro256++ stream seeded from the scenario seed
-//! and the LP id through SplitMix64, so draws never depend on which thread runs the LP.
+//! Every random draw in bbsim comes from this module. The engine gives each logical process an
+//! independent xoshiro256++ stream ([`Rng`]) seeded from the scenario seed and the LP id, so
+//! draws never depend on which thread runs the LP. Workload generation (allocation policies,
+//! synthetic delays and offsets) draws from xoshiro256** streams ([`RngStarStar`]). Both
+//! share one state transition and differ only in how a 64-bit output is taken from the state.
 
-/// SplitMix64 step: used to expand seeds into generator state.
+use std::marker::PhantomData;
+
+/// SplitMix64 step: advances `state` and returns the next 64-bit output. Used to expand
+/// seeds into generator state and to derive independent sub-streams.
 #[inline]
 pub fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -13,14 +19,51 @@ pub fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// A xoshiro256++ generator: fast, 256 bits of state, good statistical quality.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rng {
-    s: [u64; 4],
+/// How a xoshiro256 generator turns its state into a 64-bit output.
+pub trait Scrambler {
+    /// The output for state `s` (taken before the state advances).
+    fn output(s: &[u64; 4]) -> u64;
 }
 
-impl Rng {
-    /// Seeds a stream from a 64-bit seed (expanded with SplitMix64).
+/// The `++` scrambler: `rotl(s0 + s3, 23) + s0`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlusPlus;
+
+impl Scrambler for PlusPlus {
+    #[inline]
+    fn output(s: &[u64; 4]) -> u64 {
+        s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0])
+    }
+}
+
+/// The `**` scrambler: `rotl(s1 * 5, 7) * 9`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StarStar;
+
+impl Scrambler for StarStar {
+    #[inline]
+    fn output(s: &[u64; 4]) -> u64 {
+        s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9)
+    }
+}
+
+/// A xoshiro256 generator (256 bits of state, good statistical quality) with output
+/// scrambler `S`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Xoshiro256<S> {
+    s: [u64; 4],
+    scrambler: PhantomData<S>,
+}
+
+/// xoshiro256++: the engine's per-LP streams.
+pub type Rng = Xoshiro256<PlusPlus>;
+
+/// xoshiro256**: the workload's streams (allocation, synthetic applications).
+pub type RngStarStar = Xoshiro256<StarStar>;
+
+impl<S: Scrambler> Xoshiro256<S> {
+    /// Seeds a stream from a 64-bit seed (expanded with SplitMix64): the whole sequence is
+    /// determined by `seed`.
     pub fn seed_from_u64(seed: u64) -> Self {
         let mut sm = seed;
         let s = [
@@ -29,7 +72,10 @@ impl Rng {
             splitmix64(&mut sm),
             splitmix64(&mut sm),
         ];
-        Rng { s }
+        Xoshiro256 {
+            s,
+            scrambler: PhantomData,
+        }
     }
 
     /// The stream of LP `lp` in a run seeded with `seed`: independent of thread count and
@@ -40,13 +86,16 @@ impl Rng {
         Self::seed_from_u64(a ^ (u64::from(lp).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
     }
 
+    /// An independent stream for sub-stream `stream` of `seed` (e.g. one per job or rank).
+    pub fn derive(seed: u64, stream: u64) -> Self {
+        let mut sm = seed ^ stream.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        Self::seed_from_u64(splitmix64(&mut sm))
+    }
+
     /// Next 64 uniformly distributed bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
-        let result = self.s[0]
-            .wrapping_add(self.s[3])
-            .rotate_left(23)
-            .wrapping_add(self.s[0]);
+        let result = S::output(&self.s);
         let t = self.s[1] << 17;
         self.s[2] ^= self.s[0];
         self.s[3] ^= self.s[1];
@@ -76,6 +125,25 @@ impl Rng {
             if low >= n || low >= n.wrapping_neg() % n {
                 return (m >> 64) as u64;
             }
+        }
+    }
+
+    /// A uniform integer in the inclusive range `[lo, hi]` (`lo` when `hi <= lo`).
+    pub fn range_inclusive(&mut self, lo: u64, hi: u64) -> u64 {
+        if hi <= lo {
+            return lo;
+        }
+        match (hi - lo).checked_add(1) {
+            Some(span) => lo + self.below(span),
+            None => self.next_u64(),
+        }
+    }
+
+    /// Fisher-Yates shuffle of `items` in place.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i as u64 + 1) as usize;
+            items.swap(i, j);
         }
     }
 
@@ -218,5 +286,57 @@ mod ziggurat_tests {
         let tail = xs.iter().filter(|&&x| x > 3.0).count() as f64 / n as f64;
         assert!((tail - (-3.0f64).exp()).abs() < 0.002, "P(X > 3) = {tail}");
         assert!(xs.iter().all(|x| x.is_finite() && *x >= 0.0));
+    }
+}
+
+#[cfg(test)]
+mod star_star_tests {
+    use super::*;
+
+    #[test]
+    fn splitmix_reference_value() {
+        // First output of SplitMix64 seeded with 0 (reference implementation by S. Vigna).
+        let mut s = 0u64;
+        assert_eq!(splitmix64(&mut s), 0xE220_A839_7B1D_CDAF);
+    }
+
+    /// Both scramblers against Vigna's reference C code (xoshiro256plusplus.c,
+    /// xoshiro256starstar.c) from the state {1, 2, 3, 4}.
+    #[test]
+    fn scramblers_match_the_reference_outputs() {
+        let mut pp = Rng {
+            s: [1, 2, 3, 4],
+            scrambler: PhantomData,
+        };
+        let mut ss = RngStarStar {
+            s: [1, 2, 3, 4],
+            scrambler: PhantomData,
+        };
+        let pp_out: Vec<u64> = (0..3).map(|_| pp.next_u64()).collect();
+        let ss_out: Vec<u64> = (0..3).map(|_| ss.next_u64()).collect();
+        assert_eq!(pp_out, [41_943_041, 58_720_359, 3_588_806_011_781_223]);
+        assert_eq!(ss_out, [11_520, 0, 1_509_978_240]);
+    }
+
+    #[test]
+    fn range_and_shuffle() {
+        let mut r = RngStarStar::seed_from_u64(1);
+        let mut seen = [false; 7];
+        for _ in 0..1000 {
+            let v = r.range_inclusive(10, 16);
+            assert!((10..=16).contains(&v));
+            seen[(v - 10) as usize] = true;
+        }
+        assert!(seen.iter().all(|&s| s));
+        assert_eq!(r.range_inclusive(5, 5), 5);
+        let mut v: Vec<u32> = (0..100).collect();
+        r.shuffle(&mut v);
+        let mut sorted = v.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..100).collect::<Vec<_>>());
+        assert_ne!(v, sorted);
+        let a = RngStarStar::derive(7, 1).next_u64();
+        assert_eq!(a, RngStarStar::derive(7, 1).next_u64());
+        assert_ne!(a, RngStarStar::derive(7, 2).next_u64());
     }
 }

@@ -4,6 +4,7 @@
 //! line overrides, model assembly, metrics and outputs.
 
 pub mod assemble;
+pub mod build_info;
 pub mod lower;
 pub mod model;
 pub mod output;

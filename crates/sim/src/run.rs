@@ -9,6 +9,7 @@ use crate::lower::{lower, Design};
 use crate::model::SimLp;
 use crate::output::cost::{cost, Cost};
 use crate::output::{reduce, render, Rendered, Results};
+use crate::scenario::resolved::{resolved_toml, RESOLVED_FILE};
 use crate::scenario::Scenario;
 use bbsim_engine::{
     run_with_threads, EngineError, PendingKind, Progress, RunStats, Sequential, Simulation,
@@ -222,15 +223,21 @@ impl Loaded {
         })
     }
 
-    /// Renders the outputs of a finished run.
+    /// Renders the outputs of a finished run, with `scenario.resolved.toml` (the scenario as
+    /// run; `bbsim run` on it repeats the run) before `summary.json`.
     pub fn render(&self, f: &Finished) -> Rendered {
-        render(
+        let mut r = render(
             &self.written,
             &self.machine_summary(),
             &self.cost(),
             &f.results,
             &f.stats,
             &self.job_names(),
-        )
+        );
+        let base = self.path.parent().unwrap_or_else(|| Path::new("."));
+        let resolved = resolved_toml(&self.written, base);
+        let at = r.files.len().saturating_sub(1);
+        r.files.insert(at, (RESOLVED_FILE, resolved.into_bytes()));
+        r
     }
 }

@@ -41,7 +41,7 @@ impl ChunkSizes {
                 }
                 // P(k) = (1-p)^(k-1) p, mean 1/p; inverse transform sampling.
                 let p = 1.0 / mean;
-                let u = 1.0 - rng.next_f64(); // (0, 1]
+                let u = 1.0 - rng.uniform(); // (0, 1]
                 let k = 1.0 + (u.ln() / (1.0 - p).ln()).floor();
                 if k.is_finite() && k < f64::from(u32::MAX) {
                     k.max(1.0) as u32
@@ -262,7 +262,7 @@ fn allocate_named(
         });
     }
     let needed = needed as usize;
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng::seed_from_u64(seed);
     Ok(match policy {
         AllocationPolicy::Contiguous => {
             let mut run_start = 0usize;

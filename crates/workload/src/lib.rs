@@ -1,6 +1,7 @@
 //! bbsim workload: what the ranks of each job do.
 //!
-//! Plain data and parsing; this crate does not depend on the simulation engine.
+//! Plain data and parsing; of the simulation engine it uses only the random number generator
+//! ([`bbsim_engine::rng`]), never its logical processes or events.
 //!
 //! * [`op`]: the per-rank operation model ([`Op`], picosecond times, byte sizes).
 //! * [`workload`]: jobs ([`JobSpec`]) with file tables, communicators and compact per-rank
@@ -17,7 +18,11 @@
 pub mod alloc;
 pub mod darshan;
 pub mod op;
-pub mod rng;
+/// The workload's random streams: xoshiro256** ([`bbsim_engine::rng::RngStarStar`]) seeded
+/// through SplitMix64, so the same seed gives the same workload on every platform.
+pub mod rng {
+    pub use bbsim_engine::rng::RngStarStar as Rng;
+}
 pub mod workload;
 
 pub use alloc::{

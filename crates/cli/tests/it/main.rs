@@ -12,6 +12,7 @@ mod paired_run;
 mod phases;
 #[cfg(unix)]
 mod pipes;
+mod packaging;
 mod placements;
 mod seed_systems;
 mod plot;

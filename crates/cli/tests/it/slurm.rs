@@ -218,7 +218,7 @@ fn a_sweep_through_slurm_gives_the_local_rows() {
     std::fs::write(&list, "summit global gtc 0us,45us\n").expect("runs.txt");
     let study = |out: &Path, mode: Option<&str>| {
         let mut c = Command::new("bash");
-        c.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/reproduce-study.sh"))
+        c.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../study/reproduce-study.sh"))
             .arg(out)
             .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
             .env("STUDY_SCALE", "smoke")

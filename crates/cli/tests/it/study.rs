@@ -1,6 +1,6 @@
 //! The placement study's inputs stay runnable: every `scenarios/study/*.toml` validates, the
 //! three placements of each system have the same aggregate BB bandwidth, and
-//! `scripts/reproduce-study.sh` runs one mix end to end at smoke scale.
+//! `study/reproduce-study.sh` runs one mix end to end at smoke scale.
 
 use std::path::{Path, PathBuf};
 
@@ -19,11 +19,11 @@ fn assert_ok(done: &std::process::Output) {
     );
 }
 
-/// Runs `scripts/reproduce-study.sh OUT` at smoke scale on the Summit-like system with this
+/// Runs `study/reproduce-study.sh OUT` at smoke scale on the Summit-like system with this
 /// build's bbsim and the given `STUDY_*` settings; fails the test if the script fails.
 fn smoke_study(out: &Path, env: &[(&str, &str)]) {
     let mut c = std::process::Command::new("bash");
-    c.arg(repo().join("scripts/reproduce-study.sh"))
+    c.arg(repo().join("study/reproduce-study.sh"))
         .arg(out)
         .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
         .env("STUDY_SCALE", "smoke")
@@ -133,7 +133,7 @@ fn reproduce_script_passes_the_model_settings_on() {
     let out = scratch("study-models");
     let run_with = |net: &str, ssd: &str, dir: &std::path::Path, extra: &[(&str, &str)]| {
         let mut c = std::process::Command::new("bash");
-        c.arg(repo().join("scripts/reproduce-study.sh"))
+        c.arg(repo().join("study/reproduce-study.sh"))
             .arg(dir)
             .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
             .env("STUDY_SCALE", "smoke")
@@ -241,7 +241,7 @@ fn reproduce_script_sets_the_huge_page_tunable() {
     let run = |name: &str, huge: Option<&str>, tunables: Option<&str>| {
         let log = out.join(format!("{name}.log"));
         let mut cmd = std::process::Command::new("bash");
-        cmd.arg(repo().join("scripts/reproduce-study.sh"))
+        cmd.arg(repo().join("study/reproduce-study.sh"))
             .arg(out.join(name))
             .env("BBSIM", &wrapper)
             .env("REAL_BBSIM", env!("CARGO_BIN_EXE_bbsim"))
@@ -363,7 +363,7 @@ fn reproduce_script_runs_one_mix_at_smoke_scale() {
 
 #[test]
 fn reproduce_script_says_what_is_wrong() {
-    let script = repo().join("scripts/reproduce-study.sh");
+    let script = repo().join("study/reproduce-study.sh");
     let run = |env: &[(&str, &str)], args: &[&str]| {
         let mut c = std::process::Command::new("bash");
         c.arg(&script).args(args);
@@ -408,7 +408,7 @@ fn reproduce_script_says_what_is_wrong() {
     assert!(e.contains("no mix scenarios/study/gtc-lammps.toml"), "{e}");
     let e = run(&[("BBSIM", bin)], &[]);
     assert!(
-        e.contains("usage: scripts/reproduce-study.sh OUTPUT_DIR"),
+        e.contains("usage: study/reproduce-study.sh OUTPUT_DIR"),
         "{e}"
     );
     assert!(
@@ -557,11 +557,11 @@ fn reproduce_script_control_runs_keep_the_mix_s_nodes_and_put_the_jobs_apart() {
     let _ = std::fs::remove_dir_all(&only);
 }
 
-/// Runs `scripts/merge-study.sh OUT DIRS...` with this build's bbsim at smoke scale; returns
+/// Runs `study/merge-study.sh OUT DIRS...` with this build's bbsim at smoke scale; returns
 /// (success, stderr).
 fn merge_study(out: &Path, dirs: &[&Path]) -> (bool, String) {
     let done = std::process::Command::new("bash")
-        .arg(repo().join("scripts/merge-study.sh"))
+        .arg(repo().join("study/merge-study.sh"))
         .arg(out)
         .args(dirs)
         .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
@@ -591,7 +591,7 @@ fn results_of(sweep_csv: &Path) -> Vec<String> {
         .collect()
 }
 
-/// `scripts/merge-study.sh` puts slices of the matrix made by separate script runs together:
+/// `study/merge-study.sh` puts slices of the matrix made by separate script runs together:
 /// the same sweep.csv results, jobs.csv and hops figure as one run of the whole, the last
 /// slice winning where two hold the same run, a failed run never replacing a finished one.
 #[test]
@@ -759,7 +759,7 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
     let (ok, e) = merge_study(&base.join("bad"), &[&a, &base.join("nowhere")]);
     assert!(!ok);
     assert!(
-        e.contains("nowhere: not an output of scripts/reproduce-study.sh (no runs/ directory)"),
+        e.contains("nowhere: not an output of study/reproduce-study.sh (no runs/ directory)"),
         "{e}"
     );
     let (ok, e) = merge_study(&merged, &[&a]);
@@ -768,7 +768,7 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
     let (ok, e) = merge_study(&base.join("bad"), &[]);
     assert!(!ok);
     assert!(
-        e.contains("usage: scripts/merge-study.sh OUTPUT_DIR STUDY_DIR..."),
+        e.contains("usage: study/merge-study.sh OUTPUT_DIR STUDY_DIR..."),
         "{e}"
     );
     assert!(
@@ -784,10 +784,10 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
 #[test]
 fn reproduce_script_keeps_running_when_its_file_is_replaced() {
     let base = scratch("study-replaced");
-    let scripts = base.join("repo/scripts");
+    let scripts = base.join("repo/study");
     std::fs::create_dir_all(&scripts).expect("mkdir");
     for f in ["reproduce-study.sh", "study-lib.sh"] {
-        std::fs::copy(repo().join("scripts").join(f), scripts.join(f)).expect("copy");
+        std::fs::copy(repo().join("study").join(f), scripts.join(f)).expect("copy");
     }
     std::os::unix::fs::symlink(
         repo().join("scenarios").canonicalize().expect("scenarios"),
@@ -863,7 +863,7 @@ fn reproduce_script_runs_the_sweeps_of_a_list() {
     .expect("write");
     let out = base.join("out");
     let mut c = std::process::Command::new("bash");
-    c.arg(repo().join("scripts/reproduce-study.sh"))
+    c.arg(repo().join("study/reproduce-study.sh"))
         .arg(&out)
         .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
         .env("STUDY_SCALE", "smoke")
@@ -889,7 +889,7 @@ fn reproduce_script_runs_the_sweeps_of_a_list() {
     );
     std::fs::write(&plan, "summit global gtc 20us\nsummit global gtc 0us\n").expect("write");
     let bad = std::process::Command::new("bash")
-        .arg(repo().join("scripts/reproduce-study.sh"))
+        .arg(repo().join("study/reproduce-study.sh"))
         .arg(base.join("bad"))
         .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
         .env("STUDY_RUNS", &plan)
@@ -905,10 +905,10 @@ fn reproduce_script_runs_the_sweeps_of_a_list() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
-/// Runs `scripts/archive-study.sh SRC ARCHIVE`; returns (success, stderr).
+/// Runs `study/archive-study.sh SRC ARCHIVE`; returns (success, stderr).
 fn archive_study(src: &Path, archive: &Path) -> (bool, String) {
     let done = std::process::Command::new("bash")
-        .arg(repo().join("scripts/archive-study.sh"))
+        .arg(repo().join("study/archive-study.sh"))
         .arg(src)
         .arg(archive)
         .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
@@ -939,7 +939,7 @@ fn files_under(dir: &Path) -> Vec<String> {
     out
 }
 
-/// `scripts/archive-study.sh` keeps a slice's sweep.csv files (what the repository can hold),
+/// `study/archive-study.sh` keeps a slice's sweep.csv files (what the repository can hold),
 /// and archives merge exactly as the slices they came from: same sweep.csv results, jobs.csv,
 /// missing.txt and figures (a) and (c).
 #[test]
@@ -1030,7 +1030,7 @@ fn archived_slices_merge_as_the_slices_themselves() {
     let (ok, e) = archive_study(&base.join("nowhere"), &base.join("bad"));
     assert!(!ok);
     assert!(
-        e.contains("nowhere: not an output of scripts/reproduce-study.sh or merge-study.sh (no runs/ directory)"),
+        e.contains("nowhere: not an output of study/reproduce-study.sh or merge-study.sh (no runs/ directory)"),
         "{e}"
     );
     let (ok, e) = archive_study(&a, &base.join("arch/a"));
@@ -1051,7 +1051,7 @@ fn archived_slices_merge_as_the_slices_themselves() {
     );
     // A non-empty STUDY_ARCHIVE stops the study before any run.
     let refused = std::process::Command::new("bash")
-        .arg(repo().join("scripts/reproduce-study.sh"))
+        .arg(repo().join("study/reproduce-study.sh"))
         .arg(base.join("bad"))
         .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
         .env("STUDY_SCALE", "smoke")
@@ -1071,21 +1071,21 @@ fn archived_slices_merge_as_the_slices_themselves() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
-/// The archived full-scale runs in docs/data/study/ (docs/study.md) stay mergeable, and
+/// The archived full-scale runs in study/archive/ (docs/study.md) stay mergeable, and
 /// every matrix run is either in them or in the merge's missing.txt.
 #[test]
 fn the_archived_full_scale_runs_merge() {
-    let data = repo().join("docs/data/study");
+    let data = repo().join("study/archive");
     let mut slices: Vec<PathBuf> = std::fs::read_dir(&data)
-        .expect("docs/data/study")
+        .expect("study/archive")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.join("runs").is_dir())
         .collect();
     slices.sort();
-    assert!(!slices.is_empty(), "no archive under docs/data/study");
+    assert!(!slices.is_empty(), "no archive under study/archive");
     let out = scratch("study-archived-runs");
     let done = std::process::Command::new("bash")
-        .arg(repo().join("scripts/merge-study.sh"))
+        .arg(repo().join("study/merge-study.sh"))
         .arg(&out)
         .args(&slices)
         .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
@@ -1105,7 +1105,7 @@ fn the_archived_full_scale_runs_merge() {
     assert!(made > 0);
     assert_eq!(made + lacking, 297, "{sources}\n{missing}");
     // Where an archived run is also one of the figure bars of slices 6-11
-    // (docs/data/study/slices-6-11-figure-c.csv), the two agree within the figures' rounding.
+    // (study/archive/slices-6-11-figure-c.csv), the two agree within the figures' rounding.
     let (code, table, err) =
         compare_study(&[&out, &data.join("slices-6-11-figure-c.csv")], Some("0"));
     assert_eq!(code, 0, "{table}{err}");
@@ -1124,7 +1124,7 @@ fn this_build_reproduces_an_archived_full_scale_run() {
     std::fs::write(&list, "summit node-local s3d-ior 20us\n").expect("write");
     let out = dir.join("out");
     let done = std::process::Command::new("bash")
-        .arg(repo().join("scripts/reproduce-study.sh"))
+        .arg(repo().join("study/reproduce-study.sh"))
         .arg(&out)
         .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
         .env("STUDY_RUNS", &list)
@@ -1147,7 +1147,7 @@ fn this_build_reproduces_an_archived_full_scale_run() {
             .collect()
     };
     let archived = repo().join(
-        "docs/data/study/2026-11-23-slice13-node-local/runs/summit-node-local-s3d-ior/sweep.csv",
+        "study/archive/2026-11-23-slice13-node-local/runs/summit-node-local-s3d-ior/sweep.csv",
     );
     let now = row(&out.join("runs/summit-node-local-s3d-ior/sweep.csv"));
     // Every column the archive has; this build may add columns (the percentiles, the time
@@ -1188,11 +1188,11 @@ fn this_build_reproduces_an_archived_full_scale_run() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Runs `scripts/compare-study.sh ARGS` with `COMPARE_TOLERANCE` if given; returns (exit
+/// Runs `study/compare-study.sh ARGS` with `COMPARE_TOLERANCE` if given; returns (exit
 /// code, stdout, stderr).
 fn compare_study(args: &[&Path], tolerance: Option<&str>) -> (i32, String, String) {
     let mut c = std::process::Command::new("bash");
-    c.arg(repo().join("scripts/compare-study.sh")).args(args);
+    c.arg(repo().join("study/compare-study.sh")).args(args);
     if let Some(t) = tolerance {
         c.env("COMPARE_TOLERANCE", t);
     }
@@ -1299,7 +1299,7 @@ fn compare_script_matches_runs_and_checks_a_tolerance() {
         (
             &[&cand],
             None,
-            "usage: scripts/compare-study.sh CANDIDATE REFERENCE...".into(),
+            "usage: study/compare-study.sh CANDIDATE REFERENCE...".into(),
         ),
         (
             &[&cand, &no_column],
@@ -1363,14 +1363,14 @@ fn slices_of_older_builds_merge_by_column_name() {
         &[("STUDY_PLACEMENTS", "grouped"), ("STUDY_MIXES", "s3d-ior")],
     );
     // Written before the percentiles: ten columns per job.
-    let old = repo().join("docs/data/study/2026-11-23-slice13-node-local");
+    let old = repo().join("study/archive/2026-11-23-slice13-node-local");
     let old_sweep = old.join("runs/summit-node-local-s3d-ior/sweep.csv");
     assert!(!std::fs::read_to_string(&old_sweep)
         .expect("archived sweep.csv")
         .contains("p99"));
     let merged = out.join("merged");
     let done = std::process::Command::new("bash")
-        .arg(repo().join("scripts/merge-study.sh"))
+        .arg(repo().join("study/merge-study.sh"))
         .arg(&merged)
         .args([&old, &new])
         .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))

@@ -14,6 +14,7 @@
 //!   legends); [`plot`]: per-rank I/O timelines; [`bars`]: bar charts;
 //!   [`occupancy_plot`]: burst-buffer fill over time per device; [`scatter`]: one value
 //!   against another with the Pareto front; [`svg_text`]: SVG written as text (`sizing.svg`);
+//! - [`csv_text`]: CSV text with RFC 4180 quoting (the `csv` crate), for every CSV file;
 //! - [`cost`]: the capital and energy cost of the burst-buffer design;
 //! - [`describe`]: the granularity and job lines of `bbsim validate`;
 //! - [`sweep`]: the plan and the `sweep.csv` table of `bbsim sweep`;
@@ -30,6 +31,7 @@ pub mod capacity;
 pub mod chart;
 pub mod collect;
 pub mod cost;
+pub mod csv_text;
 pub mod describe;
 pub mod figures;
 pub mod files;

@@ -12,6 +12,8 @@ use super::cost::Cost;
 use super::figures::figures;
 use super::files::OutputSet;
 use super::phases::phases_line;
+pub use super::csv_text::csv_field;
+use super::csv_text::CsvText;
 use crate::lower::machine::MachineSummary;
 use crate::scenario::Scenario;
 use crate::units::{human_bandwidth, human_bytes};
@@ -22,77 +24,69 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-/// Quotes a CSV field when needed (RFC 4180: a field holding a comma, a quote or a line
-/// break is quoted, its quotes doubled).
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// CSV text: `header` (a whole line), then one line per row, written by `line`.
-fn csv_text<T>(header: &str, rows: &[T], mut line: impl FnMut(&mut String, &T)) -> String {
-    let mut s = String::with_capacity(rows.len() * 96 + 128);
-    s.push_str(header);
-    for row in rows {
-        line(&mut s, row);
-        s.push('\n');
-    }
-    s
-}
-
 /// A job's name for the CSV files (`?` for an unknown job).
-fn job_field(job_names: &[String], job: u32) -> String {
-    csv_field(job_names.get(job as usize).map_or("?", String::as_str))
+fn job_field(job_names: &[String], job: u32) -> &str {
+    job_names.get(job as usize).map_or("?", String::as_str)
 }
 
 /// The text of `timeline.csv`: one row per I/O operation. Times are seconds with picosecond
 /// resolution.
 pub fn timeline_csv(r: &Results, job_names: &[String]) -> String {
-    let header = "job,rank,node,op,file,offset,bytes,start_s,end_s,target,hops\n";
-    csv_text(header, &r.timeline, |s, t| {
-        let _ = write!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{},{}",
-            job_field(job_names, t.job),
-            t.rank,
-            t.node,
-            if t.write { "write" } else { "read" },
-            csv_field(&t.file),
-            t.offset,
-            t.bytes,
-            secs(t.start),
-            secs(t.end),
-            t.target,
-            t.hops
-        );
-    })
+    let mut t = CsvText::with_capacity(r.timeline.len() * 96 + 128);
+    t.row([
+        "job", "rank", "node", "op", "file", "offset", "bytes", "start_s", "end_s", "target",
+        "hops",
+    ]);
+    for e in &r.timeline {
+        t.field(job_field(job_names, e.job))
+            .value(e.rank)
+            .value(e.node)
+            .field(if e.write { "write" } else { "read" })
+            .field(&e.file)
+            .value(e.offset)
+            .value(e.bytes)
+            .field(&secs(e.start))
+            .field(&secs(e.end))
+            .field(&e.target)
+            .value(e.hops)
+            .end_row();
+    }
+    t.finish()
 }
 
 /// The text of `ranks.csv`: one row per rank. Times are seconds with picosecond resolution,
 /// empty where a rank had no I/O or did not finish.
 pub fn ranks_csv(r: &Results, job_names: &[String]) -> String {
     let opt = |t: Option<u64>| t.map(secs).unwrap_or_default();
-    let header = "job,rank,node,bytes_written,bytes_read,io_ops,time_in_io_s,first_io_start_s,last_io_end_s,finished_s,time_stalled_s\n";
-    csv_text(header, &r.ranks, |s, k| {
-        let _ = write!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{},{}",
-            job_field(job_names, k.job),
-            k.rank,
-            k.node,
-            k.bytes_written,
-            k.bytes_read,
-            k.io_ops,
-            secs(k.time_in_io),
-            opt(k.first_io_start),
-            opt(k.last_io_end),
-            opt(k.finished),
-            secs(k.time_stalled)
-        );
-    })
+    let mut t = CsvText::with_capacity(r.ranks.len() * 96 + 128);
+    t.row([
+        "job",
+        "rank",
+        "node",
+        "bytes_written",
+        "bytes_read",
+        "io_ops",
+        "time_in_io_s",
+        "first_io_start_s",
+        "last_io_end_s",
+        "finished_s",
+        "time_stalled_s",
+    ]);
+    for k in &r.ranks {
+        t.field(job_field(job_names, k.job))
+            .value(k.rank)
+            .value(k.node)
+            .value(k.bytes_written)
+            .value(k.bytes_read)
+            .value(k.io_ops)
+            .field(&secs(k.time_in_io))
+            .field(&opt(k.first_io_start))
+            .field(&opt(k.last_io_end))
+            .field(&opt(k.finished))
+            .field(&secs(k.time_stalled))
+            .end_row();
+    }
+    t.finish()
 }
 
 /// Run statistics (not deterministic: wall time, threads).
@@ -235,8 +229,8 @@ pub fn render(
     Rendered { files, digest }
 }
 
-/// The text of `summary.json`: the deterministic body plus `results_digest` and the `run`
-/// block (wall time, threads).
+/// The text of `summary.json`: the deterministic body plus `bbsim_commit` (the build's git
+/// commit), `results_digest` and the `run` block (wall time, threads).
 fn summary_json(body: &Summary<'_>, digest: u64, stats: &RunStats) -> String {
     let run = RunBlock {
         events: stats.events,
@@ -252,6 +246,11 @@ fn summary_json(body: &Summary<'_>, digest: u64, stats: &RunStats) -> String {
     };
     let mut value = serde_json::to_value(body).unwrap_or(serde_json::Value::Null);
     if let serde_json::Value::Object(m) = &mut value {
+        // The commit is outside the digest, so results from two builds can be compared.
+        m.insert(
+            "bbsim_commit".into(),
+            serde_json::Value::String(crate::build_info::COMMIT.into()),
+        );
         m.insert(
             "results_digest".into(),
             serde_json::Value::String(format!("{digest:016x}")),

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 pub mod diag;
 pub mod include;
+pub mod resolved;
 pub mod units;
 
 mod burst_buffer;

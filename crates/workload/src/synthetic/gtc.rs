@@ -50,7 +50,7 @@ impl GtcParams {
             return 0;
         }
         let mut rng = Rng::derive(self.seed, u64::from(r));
-        let u = rng.next_f64() * 2.0 - 1.0;
+        let u = rng.uniform() * 2.0 - 1.0;
         let f = 1.0 + self.spread.clamp(0.0, 1.0) * u;
         (self.bytes_per_rank as f64 * f).round() as u64
     }

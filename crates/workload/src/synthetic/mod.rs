@@ -106,7 +106,7 @@ pub(crate) fn rank_ops(ranks: u32, mut f: impl FnMut(u32, &mut Vec<Op>)) -> Rank
 /// `value` scaled by `1 + jitter * u`, `u` uniform in `[-1, 1)`, rounded (`jitter` is clamped
 /// to `[0, 1]`). Always draws one number from `rng`, so the stream does not depend on `jitter`.
 pub(crate) fn jittered(value: u64, jitter: f64, rng: &mut Rng) -> u64 {
-    let u = rng.next_f64() * 2.0 - 1.0;
+    let u = rng.uniform() * 2.0 - 1.0;
     let j = if jitter.is_nan() {
         0.0
     } else {

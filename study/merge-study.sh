@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Merge the outputs of several scripts/reproduce-study.sh runs into one study output.
+# Merge the outputs of several study/reproduce-study.sh runs into one study output.
 #
-# Usage: scripts/merge-study.sh OUTPUT_DIR STUDY_DIR...
+# Usage: study/merge-study.sh OUTPUT_DIR STUDY_DIR...
 #
 # The matrix of the study (docs/study.md) takes hours at full scale, so it is often made in
 # slices: one system tonight, another overhead tomorrow, control runs later. This script puts
@@ -34,11 +34,11 @@ die() {
     exit 1
 }
 
-[ $# -ge 2 ] || die "usage: scripts/merge-study.sh OUTPUT_DIR STUDY_DIR... (outputs of scripts/reproduce-study.sh)"
+[ $# -ge 2 ] || die "usage: study/merge-study.sh OUTPUT_DIR STUDY_DIR... (outputs of study/reproduce-study.sh)"
 OUT=$1
 shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-. "$ROOT/scripts/study-lib.sh"
+. "$ROOT/study/study-lib.sh"
 find_bbsim
 
 case ${STUDY_SCALE:-full} in
@@ -52,7 +52,7 @@ esac
 LIST=$(mktemp)
 trap 'rm -f "$LIST"' EXIT
 for d in "$@"; do
-    [ -d "$d/runs" ] || die "$d: not an output of scripts/reproduce-study.sh (no runs/ directory)"
+    [ -d "$d/runs" ] || die "$d: not an output of study/reproduce-study.sh (no runs/ directory)"
     abs=$(cd "$d" && pwd)
     for s in "$abs"/runs/*/; do
         s=${s%/}

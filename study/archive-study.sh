@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Keep the results of a study slice in the repository, so that later slices can be merged with it.
 #
-# Usage: scripts/archive-study.sh STUDY_DIR ARCHIVE_DIR
+# Usage: study/archive-study.sh STUDY_DIR ARCHIVE_DIR
 #
-# A full-scale study output (scripts/reproduce-study.sh, or a merge of several by
-# scripts/merge-study.sh) holds gigabytes of per-run outputs, but the study's results are its
+# A full-scale study output (study/reproduce-study.sh, or a merge of several by
+# study/merge-study.sh) holds gigabytes of per-run outputs, but the study's results are its
 # sweeps' sweep.csv files: a few hundred bytes per run. This script copies exactly those,
 # as ARCHIVE_DIR/runs/<system>-<placement>-<mix>[+control]/sweep.csv, and writes
 # ARCHIVE_DIR/provenance.txt (when, which bbsim and source commit, which machine, from which
 # directory, and, for a merged output, its sources.txt). An archive is itself a valid
-# STUDY_DIR for scripts/merge-study.sh: merging archives gives the same sweep.csv, jobs.csv and
+# STUDY_DIR for study/merge-study.sh: merging archives gives the same sweep.csv, jobs.csv and
 # figures (a) and (c) as merging the slices they came from (the timeline figures and the links
-# to run directories are what an archive leaves out). docs/data/study/ holds the archives of the
+# to run directories are what an archive leaves out). study/archive/ holds the archives of the
 # full-scale runs (docs/study.md).
 #
 # Environment:
@@ -24,13 +24,13 @@ die() {
     exit 1
 }
 
-[ $# -eq 2 ] || die "usage: scripts/archive-study.sh STUDY_DIR ARCHIVE_DIR"
+[ $# -eq 2 ] || die "usage: study/archive-study.sh STUDY_DIR ARCHIVE_DIR"
 SRC=$1
 ARCHIVE=$2
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-. "$ROOT/scripts/study-lib.sh"
+. "$ROOT/study/study-lib.sh"
 
-[ -d "$SRC/runs" ] || die "$SRC: not an output of scripts/reproduce-study.sh or merge-study.sh (no runs/ directory)"
+[ -d "$SRC/runs" ] || die "$SRC: not an output of study/reproduce-study.sh or merge-study.sh (no runs/ directory)"
 SRC=$(cd "$SRC" && pwd)
 SWEEPS=""
 for s in "$SRC"/runs/*/; do
@@ -61,7 +61,7 @@ for name in $SWEEPS; do
     cp "$SRC/runs/$name/sweep.csv" "$TMP/runs/$name/sweep.csv"
     ROWS=$((ROWS + $(wc -l <"$SRC/runs/$name/sweep.csv") - 1))
 done
-study_provenance "by scripts/archive-study.sh" "$SRC" >"$TMP/provenance.txt"
+study_provenance "by study/archive-study.sh" "$SRC" >"$TMP/provenance.txt"
 echo "sweeps: $(echo $SWEEPS | wc -w), rows (runs): $ROWS" >>"$TMP/provenance.txt"
 if [ -f "$SRC/sources.txt" ]; then
     echo "sources.txt of the merged output (sweep,overhead,status,slice directory):"
@@ -70,4 +70,4 @@ fi >>"$TMP/provenance.txt"
 rmdir "$ARCHIVE" 2>/dev/null || true
 mv "$TMP" "$ARCHIVE"
 trap - EXIT
-echo "archived $ROWS runs of $(echo $SWEEPS | wc -w) sweeps in $ARCHIVE (merge it with scripts/merge-study.sh)"
+echo "archived $ROWS runs of $(echo $SWEEPS | wc -w) sweeps in $ARCHIVE (merge it with study/merge-study.sh)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduce the burst-buffer placement study (docs/study.md) end to end with bbsim.
 #
-# Usage: scripts/reproduce-study.sh OUTPUT_DIR
+# Usage: study/reproduce-study.sh OUTPUT_DIR
 #
 # Runs the study's matrix with `bbsim sweep` and draws its figures:
 #   3 systems     summit, summit-tapered, edison   (scenarios/<system>-<placement>.toml)
@@ -54,14 +54,14 @@
 #                              of the four settings above (which must then be unset): one
 #                              sweep per line, "system placement mix overheads", e.g.
 #                              "summit global gtc 0us,45us"; blank lines and # comments are
-#                              skipped. scripts/merge-study.sh writes the runs a matrix still
+#                              skipped. study/merge-study.sh writes the runs a matrix still
 #                              lacks in this form (missing.txt), so a slice that makes all of
 #                              them is STUDY_RUNS=<merged>/missing.txt
 #   STUDY_ARCHIVE=dir          also keep each sweep's results in dir (which must not exist or be
 #                              empty) as soon as the sweep ends: dir/runs/<sweep>/sweep.csv and
-#                              dir/provenance.txt, the form of scripts/archive-study.sh, so a
+#                              dir/provenance.txt, the form of study/archive-study.sh, so a
 #                              slice cut short still leaves its finished sweeps there (the
-#                              full-scale runs are archived in docs/data/study/)
+#                              full-scale runs are archived in study/archive/)
 #   STUDY_HUGE_PAGES=1|0       back the heap with 2 MiB transparent huge pages (default 1):
 #                              exports GLIBC_TUNABLES=glibc.malloc.hugetlb=1 for the bbsim
 #                              runs (glibc 2.35 or later; ignored elsewhere) unless
@@ -140,11 +140,11 @@ die() {
     exit 1
 }
 
-[ $# -eq 1 ] || die "usage: scripts/reproduce-study.sh OUTPUT_DIR (STUDY_SCALE=smoke for a quick run)"
+[ $# -eq 1 ] || die "usage: study/reproduce-study.sh OUTPUT_DIR (STUDY_SCALE=smoke for a quick run)"
 OUT=$1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
-. "$ROOT/scripts/study-lib.sh"
+. "$ROOT/study/study-lib.sh"
 find_bbsim
 
 SCALE=${STUDY_SCALE:-full}
@@ -192,7 +192,7 @@ fi
 
 # The plan: one line "system placement mix overheads" per sweep, in the order they run.
 if [ -n "${STUDY_RUNS:-}" ]; then
-    # A list of sweeps (the missing.txt of scripts/merge-study.sh) instead of the product.
+    # A list of sweeps (the missing.txt of study/merge-study.sh) instead of the product.
     for v in STUDY_SYSTEMS STUDY_PLACEMENTS STUDY_MIXES STUDY_OVERHEADS_FATTREE STUDY_OVERHEADS_DRAGONFLY; do
         [ -z "${!v:-}" ] || die "STUDY_RUNS=$STUDY_RUNS lists the sweeps; leave $v unset"
     done
@@ -264,7 +264,7 @@ OUT=$(cd "$OUT" && pwd)
 if [ -n "$STUDY_ARCHIVE_DIR" ]; then
     mkdir -p "$STUDY_ARCHIVE_DIR/runs"
     STUDY_ARCHIVE_DIR=$(cd "$STUDY_ARCHIVE_DIR" && pwd)
-    study_provenance "by scripts/reproduce-study.sh (STUDY_ARCHIVE), each sweep as it ended" "$OUT" >"$STUDY_ARCHIVE_DIR/provenance.txt"
+    study_provenance "by study/reproduce-study.sh (STUDY_ARCHIVE), each sweep as it ended" "$OUT" >"$STUDY_ARCHIVE_DIR/provenance.txt"
     echo "scale: $SCALE; network model: $NET_MODEL; SSD model: $SSD_MODEL; packet size: $PACKET; VC buffer: ${VC_BUFFER:-scenario default}" >>"$STUDY_ARCHIVE_DIR/provenance.txt"
     echo "GLIBC_TUNABLES: ${GLIBC_TUNABLES:-(unset)}" >>"$STUDY_ARCHIVE_DIR/provenance.txt"
 fi
@@ -310,7 +310,7 @@ EOF
 compose() { # system placement mix -> path of the composed scenario
     local f="$OUT/scenarios/$1-$2-$3.toml"
     {
-        echo "# Composed by scripts/reproduce-study.sh: the machine of scenarios/$1-$2.toml"
+        echo "# Composed by study/reproduce-study.sh: the machine of scenarios/$1-$2.toml"
         echo "# with the jobs of scenarios/study/$3.toml, and the run's packet size (and STUDY_VC_BUFFER) written in."
         echo "# The script also passes --set network.model=$NET_MODEL --set burst_buffer.ssd_model=$SSD_MODEL"
         echo "# --set outputs.phase_gap=60s"
@@ -442,7 +442,7 @@ if [ "$SLURM" = plan ]; then
     {
         echo "#!/bin/bash"
         echo "# The study's matrix as one Slurm array: task i runs line i + 1 of slurm-points.txt"
-        echo "# (a sweep's plan directory and a point of it). Written by scripts/reproduce-study.sh."
+        echo "# (a sweep's plan directory and a point of it). Written by study/reproduce-study.sh."
         echo "#SBATCH --job-name=bbsim-study"
         echo "#SBATCH --array=0-$((POINTS - 1))"
         echo "#SBATCH --output=$OUT/slurm-logs/%A_%a.out"

@@ -1,4 +1,4 @@
-# Shared by scripts/reproduce-study.sh and scripts/merge-study.sh (sourced, not run): finding
+# Shared by study/reproduce-study.sh and study/merge-study.sh (sourced, not run): finding
 # the bbsim binary, and collecting a study output directory's sweeps into sweep.csv, jobs.csv
 # and the figures. The sourcing script defines die() and ROOT (the repository root).
 

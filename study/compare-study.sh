@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Compare a study's results with reference results, run by run.
 #
-# Usage: scripts/compare-study.sh CANDIDATE REFERENCE...
+# Usage: study/compare-study.sh CANDIDATE REFERENCE...
 #
 # The value compared is figure (c)'s: each application's slowest rank's time in I/O in its
 # first I/O phase (phase1_time_in_io_max_s, seconds), for every system, placement, job,
 # setting (alone / with <others> / apart from <others> (same nodes)) and per-operation
 # overhead that the candidate and a reference both hold. Use it to check a new build, a
 # faster network or SSD model, or another packet size against the packet-model runs on record
-# (docs/data/study/: merge the archives first, and add slices-6-11-figure-c.csv).
+# (study/archive/: merge the archives first, and add slices-6-11-figure-c.csv).
 #
 # CANDIDATE and each REFERENCE is either a study output (a directory holding the jobs.csv of
-# scripts/reproduce-study.sh or scripts/merge-study.sh) or a CSV file with the header
+# study/reproduce-study.sh or study/merge-study.sh) or a CSV file with the header
 # system,job,setting,placement,op_overhead,phase1_time_in_io_max_s (the form of
-# docs/data/study/slices-6-11-figure-c.csv). Where several references hold the same run, the
+# study/archive/slices-6-11-figure-c.csv). Where several references hold the same run, the
 # one given last wins. A reference value's rounding (half a unit of its last digit: 0.5 ms for
 # the figure CSV's "3.887") is allowed for on top of the tolerance.
 #
@@ -35,7 +35,7 @@ die() {
     exit 1
 }
 
-[ $# -ge 2 ] || die "usage: scripts/compare-study.sh CANDIDATE REFERENCE... (study output directories with a jobs.csv, or CSVs with the columns of docs/data/study/slices-6-11-figure-c.csv)"
+[ $# -ge 2 ] || die "usage: study/compare-study.sh CANDIDATE REFERENCE... (study output directories with a jobs.csv, or CSVs with the columns of study/archive/slices-6-11-figure-c.csv)"
 TOL=${COMPARE_TOLERANCE:-}
 if [ -n "$TOL" ]; then
     echo "$TOL" | grep -Eq '^[0-9]+(\.[0-9]+)?$' ||
@@ -45,7 +45,7 @@ fi
 # The CSV behind an argument: DIR/jobs.csv or the file itself.
 csv_of() {
     if [ -d "$1" ]; then
-        [ -f "$1/jobs.csv" ] || die "$1: no jobs.csv (expected an output of scripts/reproduce-study.sh or scripts/merge-study.sh)"
+        [ -f "$1/jobs.csv" ] || die "$1: no jobs.csv (expected an output of study/reproduce-study.sh or study/merge-study.sh)"
         echo "$1/jobs.csv"
     elif [ -f "$1" ]; then
         echo "$1"
