@@ -19,7 +19,12 @@ fn main() {
 
 /// Runs `git -C dir ARGS` and returns its trimmed output when it succeeds.
 fn git(dir: &Path, args: &[&str]) -> Option<String> {
-    let out = Command::new("git").arg("-C").arg(dir).args(args).output().ok()?;
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }
@@ -48,8 +53,8 @@ fn from_git(dir: &Path) -> Option<String> {
             println!("cargo:rerun-if-changed={}", p.display());
         }
     }
-    let dirty = git(dir, &["status", "--porcelain", "--untracked-files=no"])
-        .is_some_and(|s| !s.is_empty());
+    let dirty =
+        git(dir, &["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
     Some(if dirty { format!("{sha}-dirty") } else { sha })
 }
 

@@ -532,7 +532,9 @@ mod tests {
         };
         let e = too_wide.validate().unwrap_err();
         assert_eq!(e.field, PfsField::FileStripeCounts);
-        assert!(e.to_string().contains("must not exceed the number of servers (8)"));
+        assert!(e
+            .to_string()
+            .contains("must not exceed the number of servers (8)"));
         let overlapping = PfsConfig {
             file_stripe_counts: vec![(0, 5, 2), (4, 6, 2)],
             ..cfg

@@ -8,14 +8,14 @@ mod allocation;
 mod bad_input;
 mod capacity;
 mod cli;
+mod packaging;
 mod paired_run;
 mod phases;
 #[cfg(unix)]
 mod pipes;
-mod packaging;
 mod placements;
-mod seed_systems;
 mod plot;
+mod seed_systems;
 mod size;
 mod slurm;
 mod study;

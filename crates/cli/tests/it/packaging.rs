@@ -27,7 +27,12 @@ fn assert_same_outputs(a: &Path, b: &Path) {
         } else {
             let x = std::fs::read(a.join(&f)).expect("read");
             let y = std::fs::read(b.join(&f)).expect("read");
-            assert!(x == y, "{f} differs between {} and {}", a.display(), b.display());
+            assert!(
+                x == y,
+                "{f} differs between {} and {}",
+                a.display(),
+                b.display()
+            );
         }
     }
 }
@@ -63,10 +68,22 @@ fn the_resolved_scenario_repeats_the_run() {
     assert_eq!(t["name"].as_str(), Some("composed"));
     let bb = &t["burst_buffer"];
     assert_eq!(bb["ssds_per_server"].as_integer(), Some(2), "--set applied");
-    assert_eq!(bb["stripe_count"].as_integer(), Some(4), "--unset: the default");
-    assert_eq!(bb["placement"].as_str(), Some("grouped"), "from the include");
+    assert_eq!(
+        bb["stripe_count"].as_integer(),
+        Some(4),
+        "--unset: the default"
+    );
+    assert_eq!(
+        bb["placement"].as_str(),
+        Some("grouped"),
+        "from the include"
+    );
     assert_eq!(bb["ssd"]["op_overhead"].as_str(), Some("5us"));
-    assert_eq!(bb["ssd"]["capacity"].as_str(), Some("64GB"), "from the include");
+    assert_eq!(
+        bb["ssd"]["capacity"].as_str(),
+        Some("64GB"),
+        "from the include"
+    );
     assert_eq!(t["jobs"].as_array().map(Vec::len), Some(2));
     // The same form as summary.json's echo.
     let echo = &read_json(&first.join("summary.json"))["scenario"];
@@ -85,8 +102,9 @@ fn the_resolved_scenario_repeats_the_run() {
 fn relative_trace_paths_become_absolute_in_the_resolved_scenario() {
     let dir = scratch("resolved-paths");
     std::fs::create_dir_all(dir.join("logs")).expect("mkdir");
-    let log = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../workload/tests/data/pq_app_write_id71296_7-31-5657-2037904274838284930_55623.darshan");
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../workload/tests/data/pq_app_write_id71296_7-31-5657-2037904274838284930_55623.darshan",
+    );
     std::fs::copy(&log, dir.join("logs/app.darshan")).expect("copy log");
     let base = std::fs::read_to_string(data("tiny-fattree.toml")).expect("fixture");
     let jobs_at = base.find("[[jobs]]").expect("jobs");
@@ -104,7 +122,10 @@ fn relative_trace_paths_become_absolute_in_the_resolved_scenario() {
         .expect("TOML");
     let written = t["jobs"][0]["log"].as_str().expect("log").to_string();
     assert!(Path::new(&written).is_absolute(), "{written}");
-    assert!(Path::new(&written).ends_with("logs/app.darshan"), "{written}");
+    assert!(
+        Path::new(&written).ends_with("logs/app.darshan"),
+        "{written}"
+    );
     // The resolved file runs from its own directory, and gives the same results.
     let again = dir.join("again");
     run_scenario(&resolved, &again, &[]);
@@ -121,7 +142,11 @@ fn relative_trace_paths_become_absolute_in_the_resolved_scenario() {
 #[test]
 fn examples_are_listed_and_the_quickstart_runs_from_a_printed_copy() {
     let list = String::from_utf8(run_ok(&["example"]).stdout).expect("utf-8");
-    for name in ["quickstart", "net-fattree-uniform", "net-dragonfly-worst-case"] {
+    for name in [
+        "quickstart",
+        "net-fattree-uniform",
+        "net-dragonfly-worst-case",
+    ] {
         let line = list
             .lines()
             .find(|l| l.split_whitespace().next() == Some(name))
@@ -133,7 +158,10 @@ fn examples_are_listed_and_the_quickstart_runs_from_a_printed_copy() {
         assert_eq!(text, std::fs::read(&file).expect("scenario file"), "{name}");
     }
     let err = run_err(&["example", "quikstart"]);
-    assert!(err.contains("quikstart") && err.contains("quickstart"), "{err}");
+    assert!(
+        err.contains("quikstart") && err.contains("quickstart"),
+        "{err}"
+    );
 
     let dir = scratch("example");
     std::fs::create_dir_all(&dir).expect("mkdir");
@@ -159,7 +187,10 @@ fn version_and_summary_name_the_same_commit() {
         commit == "unknown" || (hex.len() >= 7 && hex.chars().all(|c| c.is_ascii_hexdigit())),
         "{v:?}"
     );
-    assert!(v.starts_with(&format!("bbsim {}", env!("CARGO_PKG_VERSION"))), "{v:?}");
+    assert!(
+        v.starts_with(&format!("bbsim {}", env!("CARGO_PKG_VERSION"))),
+        "{v:?}"
+    );
     let out = scratch("version");
     let s = run_scenario(&data("tiny-fattree.toml"), &out, &[]);
     assert_eq!(s["bbsim_commit"], commit);

@@ -9,11 +9,11 @@ use super::collect::{
     secs, secs_f, Conservation, DeviceRow, JobSummary, LinkRow, ReservationRow, Results, ServerRow,
 };
 use super::cost::Cost;
+pub use super::csv_text::csv_field;
+use super::csv_text::CsvText;
 use super::figures::figures;
 use super::files::OutputSet;
 use super::phases::phases_line;
-pub use super::csv_text::csv_field;
-use super::csv_text::CsvText;
 use crate::lower::machine::MachineSummary;
 use crate::scenario::Scenario;
 use crate::units::{human_bandwidth, human_bytes};

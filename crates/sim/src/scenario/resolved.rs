@@ -17,7 +17,10 @@ pub const RESOLVED_FILE: &str = "scenario.resolved.toml";
 pub fn resolved_toml(scenario: &Scenario, base: &Path) -> String {
     let mut s = scenario.clone();
     for job in &mut s.jobs {
-        for p in [&mut job.log, &mut job.allocation_file].into_iter().flatten() {
+        for p in [&mut job.log, &mut job.allocation_file]
+            .into_iter()
+            .flatten()
+        {
             *p = absolute(base, p);
         }
     }

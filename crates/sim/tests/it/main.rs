@@ -6,5 +6,5 @@ mod common;
 mod compose;
 mod diagnostics;
 mod quickstart;
-mod storage_keys;
 mod shared_files;
+mod storage_keys;

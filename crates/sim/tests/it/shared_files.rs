@@ -42,7 +42,7 @@ ior = "{ior}"
 }
 
 /// `ranks.csv` of a run of `path` with overrides `set`.
-fn ranks_csv(path: &PathBuf, set: &[&str]) -> String {
+fn ranks_csv(path: &std::path::Path, set: &[&str]) -> String {
     let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
     let loaded = load(path, &set);
     String::from_utf8(file(&run(&loaded, 1), "ranks.csv").to_vec()).expect("UTF-8")

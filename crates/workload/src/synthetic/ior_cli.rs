@@ -144,8 +144,7 @@ pub fn parse(line: &str, ranks: u32, ranks_per_node: u32) -> Result<IorCommand, 
                 "long options are not supported; use IOR's short option",
             ));
         }
-        let mut chars = body.char_indices();
-        while let Some((i, c)) = chars.next() {
+        for (i, c) in body.char_indices() {
             if WITH_VALUE.contains(c) {
                 let rest = &body[i + c.len_utf8()..];
                 let value = if rest.is_empty() {

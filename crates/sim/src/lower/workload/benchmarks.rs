@@ -146,7 +146,7 @@ mod tests {
         let t = ior.totals();
         assert_eq!(
             (t.bytes_written, t.writes, t.reads),
-            (48 * 4 << 20, 48 * 4, 0)
+            ((48 * 4) << 20, 48 * 4, 0)
         );
         // IOR's defaults: 1 MiB blocks in 256 KiB transfers, written, read back, removed.
         let w = with_ior("ior = \"-F\"").unwrap();
