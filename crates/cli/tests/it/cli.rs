@@ -1179,7 +1179,7 @@ fn a_reservation_never_holds_more_than_its_capacity() {
     let scn = scn.to_str().expect("utf-8");
     let err = run_err(&["validate", scn, "--set", "jobs.0.bb_capacity=1PB"]);
     assert!(
-        err.contains("jobs[0].bb_capacity") && err.contains("cannot reserve"),
+        err.contains("jobs[0].bb_capacity") && err.contains("not yet reserved"),
         "{err}"
     );
     let valid = run_ok(&[

@@ -60,9 +60,16 @@ impl CsvText {
 
 /// One field as CSV text (quoted when needed), for tables assembled line by line.
 pub fn csv_field(s: &str) -> String {
-    let mut t = CsvText::with_capacity(s.len() + 2);
-    t.field(s);
-    t.finish()
+    if s.is_empty() {
+        return String::new();
+    }
+    let mut t = CsvText::with_capacity(s.len() + 3);
+    // A quoted field's closing quote is written when its record ends: end the row, then drop
+    // the line end.
+    t.field(s).end_row();
+    let mut text = t.finish();
+    text.pop();
+    text
 }
 
 #[cfg(test)]
