@@ -273,7 +273,9 @@ pub fn write_tables(
     plan: &SweepPlan,
     runs: &[SweepRun],
 ) -> Result<Vec<PathBuf>, String> {
-    let mut set = OutputSet::new(out).map_err(|e| e.to_string())?;
+    // The tables record finished points, so a point that finishes while the sweep is being
+    // interrupted is still added to them.
+    let mut set = OutputSet::for_finished_work(out).map_err(|e| e.to_string())?;
     let tables = [
         ("sweep.csv", sweep_csv(plan, runs)),
         (tidy::POINTS_FILE, tidy::points_csv(plan, runs)),
@@ -367,9 +369,7 @@ fn run_all(
                 g[i] = Some(run);
                 let so_far: Vec<SweepRun> = g.iter().flatten().cloned().collect();
                 if let Err(e) = write_tables(out, plan, &so_far) {
-                    if !INTERRUPTED.load(Ordering::SeqCst) {
-                        progress.note(&format!("cannot write sweep.csv: {e}"));
-                    }
+                    progress.note(&format!("cannot write sweep.csv: {e}"));
                 }
                 progress.finished(&dir, secs, error.as_deref());
             });

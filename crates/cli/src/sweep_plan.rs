@@ -108,11 +108,13 @@ fn file_digest(path: &Path) -> Result<String, String> {
     Ok(format!("{:016x}", d.finish()))
 }
 
-/// Writes `bytes` to `path` atomically (a temporary file in the same directory, renamed).
+/// Writes `bytes` to `path` atomically (a temporary file in the same directory, renamed),
+/// even after an interrupt: what it writes (a plan, a point's record, a batch script) describes
+/// work already prepared or finished.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let mut set = OutputSet::new(dir).map_err(|e| e.to_string())?;
+    let mut set = OutputSet::for_finished_work(dir).map_err(|e| e.to_string())?;
     set.write(name, bytes).map_err(|e| e.to_string())?;
     set.commit().map_err(|e| e.to_string())?;
     Ok(())

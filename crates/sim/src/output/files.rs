@@ -30,11 +30,25 @@ pub struct OutputSet {
     /// (temporary path, final path)
     files: Vec<(PathBuf, PathBuf)>,
     committed: bool,
+    /// Whether an interrupt stops this set (false for records of work already finished).
+    stops_on_interrupt: bool,
 }
 
 impl OutputSet {
-    /// Prepares to write into `dir` (created if missing).
+    /// Prepares to write into `dir` (created if missing). An interrupt stops the set: no file
+    /// is created or committed once the user has pressed Ctrl-C.
     pub fn new(dir: &Path) -> io::Result<Self> {
+        Self::open(dir, true)
+    }
+
+    /// Like [`OutputSet::new`], but the set is still written and committed after an interrupt:
+    /// for files that record work already finished (a sweep's tables of its finished points),
+    /// which an interrupted command must leave up to date.
+    pub fn for_finished_work(dir: &Path) -> io::Result<Self> {
+        Self::open(dir, false)
+    }
+
+    fn open(dir: &Path, stops_on_interrupt: bool) -> io::Result<Self> {
         fs::create_dir_all(dir).map_err(|e| {
             io::Error::new(
                 e.kind(),
@@ -45,6 +59,7 @@ impl OutputSet {
             dir: dir.to_path_buf(),
             files: Vec::new(),
             committed: false,
+            stops_on_interrupt,
         })
     }
 
@@ -62,7 +77,7 @@ impl OutputSet {
 
     /// Opens a buffered writer for `name` (under a temporary name until [`OutputSet::commit`]).
     pub fn create(&mut self, name: &str) -> io::Result<BufWriter<File>> {
-        if interrupted() {
+        if self.stops_on_interrupt && interrupted() {
             return Err(interrupted_error());
         }
         let (tmp, fin) = self.temp_for(name);
@@ -82,7 +97,7 @@ impl OutputSet {
 
     /// Renames every temporary file to its final name. Checks for an interrupt first.
     pub fn commit(mut self) -> io::Result<Vec<PathBuf>> {
-        if interrupted() {
+        if self.stops_on_interrupt && interrupted() {
             return Err(interrupted_error());
         }
         let mut done = Vec::new();
