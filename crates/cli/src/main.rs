@@ -73,6 +73,7 @@ fn main() -> ExitCode {
         Command::Phold(args) => phold_cmd::run(&args),
         Command::Plot(c) => plot_cmd::run(&c),
     };
+    run_cmd::remove_builtin();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {

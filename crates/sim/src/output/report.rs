@@ -344,6 +344,19 @@ fn utilisation_bars(r: &Results) -> Vec<(String, f64)> {
     util
 }
 
+/// Every file a run can write into its output directory (which of them depends on the
+/// `[outputs]` keys and the burst buffer): what a re-run into the same directory replaces.
+pub const RUN_FILES: &[&str] = &[
+    "timeline.csv",
+    "ranks.csv",
+    "occupancy.csv",
+    "timeline.svg",
+    "hops.svg",
+    "utilisation.svg",
+    "occupancy.svg",
+    "summary.json",
+];
+
 /// Writes the rendered files atomically into `out`.
 pub fn write(rendered: &Rendered, out: &mut OutputSet) -> io::Result<()> {
     for (name, bytes) in &rendered.files {

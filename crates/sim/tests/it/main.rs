@@ -5,4 +5,5 @@ mod capacity;
 mod common;
 mod compose;
 mod diagnostics;
+mod properties;
 mod quickstart;
