@@ -83,6 +83,7 @@ fn main() -> ExitCode {
         Command::Plot(c) => plot_cmd::run(&c),
         Command::Example(args) => example_cmd::run(&args),
     };
+    run_cmd::remove_builtin();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {

@@ -1,7 +1,7 @@
 //! `bbsim run`: run a scenario and write its outputs.
 
 use bbsim_engine::{Progress, Time};
-use bbsim_sim::output::{table, write, OutputSet, INTERRUPTED};
+use bbsim_sim::output::{table, write, OutputSet, INTERRUPTED, RUN_FILES};
 use bbsim_sim::run::{load_scenario_edited, Finished, Loaded, RunError};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -41,12 +41,28 @@ pub struct RunArgs {
 /// The live run, for the Ctrl-C handler.
 static LIVE: OnceLock<Mutex<Option<Arc<Progress>>>> = OnceLock::new();
 
-/// Installs the Ctrl-C handler (once per process): it cancels the live run and marks the
-/// process interrupted so that no output is committed.
+/// Set once the first run (and its output set) starts: from then on Ctrl-C cancels the runs
+/// and lets them clean up; before, the process only reads scenarios and traces, and Ctrl-C
+/// ends it at once.
+static RUNNING: AtomicBool = AtomicBool::new(false);
+
+/// The temporary directory holding the built-in quickstart scenario, removed when the
+/// command ends (or is interrupted).
+static BUILTIN: Mutex<Option<tempfile::TempDir>> = Mutex::new(None);
+
+/// Installs the Ctrl-C handler (once per process). Before the first run starts (scenarios
+/// and traces being read), it removes the built-in scenario's temporary directory and ends
+/// the process at once with status 130. Once runs have started, it cancels the live run and
+/// marks the process interrupted so that no output is committed.
 pub fn install_interrupt_handler() {
     let live = LIVE.get_or_init(|| Mutex::new(None));
     let _ = ctrlc::set_handler(move || {
         INTERRUPTED.store(true, Ordering::SeqCst);
+        if !RUNNING.load(Ordering::SeqCst) {
+            remove_builtin();
+            eprintln!("error: interrupted while loading: nothing was run or written");
+            std::process::exit(130);
+        }
         if let Ok(g) = live.lock() {
             if let Some(p) = g.as_ref() {
                 p.cancel();
@@ -55,16 +71,32 @@ pub fn install_interrupt_handler() {
     });
 }
 
+/// Removes the built-in scenario's temporary directory, if one was made.
+pub fn remove_builtin() {
+    if let Ok(mut g) = BUILTIN.lock() {
+        if let Some(dir) = g.take() {
+            let _ = dir.close();
+        }
+    }
+}
+
 fn set_live(p: Option<Arc<Progress>>) {
     if let Some(m) = LIVE.get() {
         if let Ok(mut g) = m.lock() {
+            if let Some(p) = &p {
+                // Interrupted while the simulation was being built: cancel it at once.
+                if INTERRUPTED.load(Ordering::SeqCst) {
+                    p.cancel();
+                }
+            }
             *g = p;
         }
     }
 }
 
 /// Where the scenario comes from: a file, or the built-in quickstart materialised in a
-/// temporary directory (so relative paths and messages work the same way).
+/// temporary directory (so relative paths and messages work the same way). That directory
+/// lasts until [`remove_builtin`] (called when the command ends) or Ctrl-C.
 pub fn scenario_path(arg: &Option<PathBuf>) -> Result<(PathBuf, bool), String> {
     if let Some(p) = arg {
         return Ok((p.clone(), false));
@@ -73,10 +105,21 @@ pub fn scenario_path(arg: &Option<PathBuf>) -> Result<(PathBuf, bool), String> {
     if local.exists() {
         return Ok((local.to_path_buf(), false));
     }
-    let dir = std::env::temp_dir().join(format!("bbsim-quickstart-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let p = dir.join("quickstart.toml");
+    install_interrupt_handler();
+    let dir = tempfile::Builder::new()
+        .prefix("bbsim-quickstart-")
+        .tempdir()
+        .map_err(|e| {
+            format!(
+                "cannot create a temporary directory in {} for the built-in scenario: {e}",
+                std::env::temp_dir().display()
+            )
+        })?;
+    let p = dir.path().join("quickstart.toml");
     std::fs::write(&p, QUICKSTART).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    if let Ok(mut g) = BUILTIN.lock() {
+        *g = Some(dir);
+    }
     Ok((p, true))
 }
 
@@ -144,14 +187,18 @@ fn watch(pb: ProgressBar, p: Arc<Progress>, est: Time, stop: Arc<AtomicBool>) {
     }
 }
 
-/// Runs one loaded scenario and writes its outputs into `out`. Returns the files written, the
-/// table text and the run.
+/// Runs one loaded scenario and writes its outputs into `out`, replacing a previous run's
+/// there as a whole (`OutputSet::replacing`; `out` is checked writable before the run).
+/// Returns the files written, the table text and the run.
 pub fn run_loaded(
     l: &Loaded,
     threads: usize,
     out: &Path,
     bar: bool,
 ) -> Result<(Vec<PathBuf>, String, Finished), String> {
+    RUNNING.store(true, Ordering::SeqCst);
+    let mut set = OutputSet::replacing(out, RUN_FILES)
+        .map_err(|e| format!("output directory {}: {e}", out.display()))?;
     let est = l.estimated_end();
     let progress_bar = bar.then(progress_bar);
     let mut watcher = None;
@@ -175,7 +222,6 @@ pub fn run_loaded(
     set_live(None);
     let finished = finished?;
     let rendered = l.render(&finished);
-    let mut set = OutputSet::new(out).map_err(|e| e.to_string())?;
     write(&rendered, &mut set).map_err(|e| e.to_string())?;
     let written = set.commit().map_err(|e| e.to_string())?;
     let text = table(

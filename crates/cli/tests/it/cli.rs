@@ -168,7 +168,7 @@ fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
         ("tiny-aries.toml", trains),
         ("tiny-phases.toml", &["--set", "simulation.train_ops=3"][..]),
     ] {
-        let mut reference: Option<(PathBuf, serde_json::Value)> = None;
+        let mut reference: Option<(crate::common::Scratch, serde_json::Value)> = None;
         for t in ["1", "2", "3", "4"] {
             let out = scratch(&format!("det-{scn}-{}-{t}", extra.len()));
             let mut args = vec!["--threads", t];
@@ -327,10 +327,12 @@ fn valiant_routes_non_minimally_and_minimal_never_does() {
 }
 
 /// Writes a scenario variant with `from` replaced by `to` and returns its path.
-fn variant(name: &str, from: &str, to: &str) -> PathBuf {
+/// The fixture `tiny-fattree.toml` with `from` replaced by `to`, written as `NAME.toml` in a
+/// directory of its own under `root`.
+fn variant(root: &Path, name: &str, from: &str, to: &str) -> PathBuf {
     let text = std::fs::read_to_string(data("tiny-fattree.toml")).expect("fixture");
     assert!(text.contains(from), "fixture lacks {from}");
-    let dir = scratch(&format!("bad-{name}"));
+    let dir = root.join(format!("bad-{name}"));
     std::fs::create_dir_all(&dir).expect("dir");
     let p = dir.join(format!("{name}.toml"));
     std::fs::write(&p, text.replacen(from, to, 1)).expect("write");
@@ -339,9 +341,10 @@ fn variant(name: &str, from: &str, to: &str) -> PathBuf {
 
 #[test]
 fn bad_input_is_a_clear_error_naming_file_line_and_key() {
+    let root = scratch("bad-input");
     let cases: Vec<(PathBuf, Vec<&str>, Vec<&str>)> = vec![
         (
-            variant("misspelt", "stripe_count = 2", "stripe_cont = 2"),
+            variant(&root, "misspelt", "stripe_count = 2", "stripe_cont = 2"),
             vec![],
             vec![
                 "misspelt.toml:19:",
@@ -350,17 +353,18 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             ],
         ),
         (
-            variant("wrongtype", "radix = 4", "radix = \"four\""),
+            variant(&root, "wrongtype", "radix = 4", "radix = \"four\""),
             vec![],
             vec!["wrongtype.toml:12:", "`network.radix`", "invalid type"],
         ),
         (
-            variant("noTopology", "topology = \"fat-tree\"", ""),
+            variant(&root, "noTopology", "topology = \"fat-tree\"", ""),
             vec![],
             vec!["missing field `topology`"],
         ),
         (
             variant(
+                &root,
                 "badunit",
                 "link_bandwidth = \"12.5GB/s\"",
                 "link_bandwidth = \"12.5GB\"",
@@ -369,12 +373,18 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             vec!["badunit.toml:13:", "per-second unit"],
         ),
         (
-            variant("unitless", "link_latency = \"50ns\"", "link_latency = 50"),
+            variant(
+                &root,
+                "unitless",
+                "link_latency = \"50ns\"",
+                "link_latency = 50",
+            ),
             vec![],
             vec!["unitless.toml:14:", "has no unit"],
         ),
         (
             variant(
+                &root,
                 "badvariant",
                 "topology = \"fat-tree\"",
                 "topology = \"fat-tre\"",
@@ -383,7 +393,7 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             vec!["unknown value `fat-tre`", "did you mean `fat-tree`?"],
         ),
         (
-            variant("stripes", "stripe_count = 2", "stripe_count = 99"),
+            variant(&root, "stripes", "stripe_count = 2", "stripe_count = 99"),
             vec![],
             vec![
                 "`burst_buffer.stripe_count`",
@@ -392,6 +402,7 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
         ),
         (
             variant(
+                &root,
                 "toomany",
                 "ranks = 12\nranks_per_node = 6\nblock_size",
                 "ranks = 600\nranks_per_node = 6\nblock_size",
@@ -400,12 +411,12 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             vec!["need", "compute nodes but the machine has 16"],
         ),
         (
-            variant("syntax", "[pfs]", "[pfs"),
+            variant(&root, "syntax", "[pfs]", "[pfs"),
             vec![],
             vec!["syntax.toml:", "invalid TOML"],
         ),
         (
-            variant("notapplicable", "levels = 3", "levels = 3\nrows = 4"),
+            variant(&root, "notapplicable", "levels = 3", "levels = 3\nrows = 4"),
             vec![],
             vec![
                 "`network.rows`",
@@ -414,6 +425,7 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
         ),
         (
             variant(
+                &root,
                 "zerobw",
                 "write_bandwidth = \"1.4GB/s\"",
                 "write_bandwidth = \"0GB/s\"",
@@ -435,6 +447,7 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             // A VC buffer that cannot hold one packet, written in the scenario file (the
             // packet size and the buffer are both set in it: line 16 is the buffer).
             variant(
+                &root,
                 "smallvc",
                 "router_delay = \"90ns\"",
                 "router_delay = \"90ns\"\nvc_buffer = \"2KiB\"",

@@ -13,10 +13,36 @@ pub fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bbsim-e2e-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+/// A scratch path for one test: `name` inside a fresh temporary directory that is removed,
+/// with everything the test wrote there, when the `Scratch` is dropped (also when the test
+/// fails). The path itself does not exist yet.
+pub struct Scratch {
+    path: PathBuf,
+    _root: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+pub fn scratch(name: &str) -> Scratch {
+    let root = tempfile::Builder::new()
+        .prefix("bbsim-e2e-")
+        .tempdir()
+        .expect("scratch directory");
+    Scratch {
+        path: root.path().join(name),
+        _root: root,
+    }
 }
 
 pub fn run_ok(args: &[&str]) -> Output {

@@ -8,6 +8,7 @@ mod allocation;
 mod bad_input;
 mod capacity;
 mod cli;
+mod output_dir;
 mod packaging;
 mod paired_run;
 mod phases;

@@ -3,8 +3,8 @@
 //! wall times; a point that never finished is named by `--collect`, with the command that
 //! runs only it. The study script planned as one array gives the rows of its local run.
 
-use crate::common::{bin, run_err, run_ok, scratch};
-use std::path::{Path, PathBuf};
+use crate::common::{bin, run_err, run_ok, scratch, Scratch};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -54,7 +54,7 @@ fn local_sweep(name: &str) -> Vec<String> {
 }
 
 /// A local sweep of [`SWEEP`] into a fresh directory.
-fn local_out(name: &str) -> PathBuf {
+fn local_out(name: &str) -> Scratch {
     let out = scratch(name);
     let mut args = vec!["sweep", "--quiet", "--out", s(&out)];
     args.extend(SWEEP);
@@ -78,7 +78,7 @@ fn long_tables(dir: &Path) -> Vec<Vec<String>> {
 }
 
 /// Writes the plan of [`SWEEP`] into a fresh directory.
-fn plan(name: &str) -> PathBuf {
+fn plan(name: &str) -> Scratch {
     let dir = scratch(name);
     let mut args = vec!["sweep", "--quiet", "--plan", s(&dir)];
     args.extend(SWEEP);

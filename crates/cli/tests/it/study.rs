@@ -1088,7 +1088,7 @@ fn the_archived_full_scale_runs_merge() {
     let out = scratch("study-archived-runs");
     let done = std::process::Command::new("bash")
         .arg(repo().join("study/merge-study.sh"))
-        .arg(&out)
+        .arg(&*out)
         .args(&slices)
         .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
         .output()

@@ -45,5 +45,5 @@ pub mod svg_text;
 pub mod sweep;
 
 pub use collect::{reduce, secs, secs_f, Results};
-pub use files::{interrupted, OutputSet, INTERRUPTED};
-pub use report::{render, table, write, Rendered};
+pub use files::{interrupted, OutputFile, OutputSet, INTERRUPTED};
+pub use report::{render, table, write, Rendered, RUN_FILES};

@@ -263,6 +263,20 @@ fn summary_json(body: &Summary<'_>, digest: u64, stats: &RunStats) -> String {
     serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
 }
 
+/// Every file a run can write into its output directory (which of them depends on the
+/// `[outputs]` keys and the burst buffer): what a re-run into the same directory replaces.
+pub const RUN_FILES: &[&str] = &[
+    "timeline.csv",
+    "ranks.csv",
+    "occupancy.csv",
+    "timeline.svg",
+    "hops.svg",
+    "utilisation.svg",
+    "occupancy.svg",
+    crate::scenario::resolved::RESOLVED_FILE,
+    "summary.json",
+];
+
 /// Writes the rendered files atomically into `out`.
 pub fn write(rendered: &Rendered, out: &mut OutputSet) -> io::Result<()> {
     for (name, bytes) in &rendered.files {

@@ -5,6 +5,7 @@ mod capacity;
 mod common;
 mod compose;
 mod diagnostics;
+mod properties;
 mod quickstart;
 mod shared_files;
 mod storage_keys;

@@ -14,6 +14,7 @@ pub mod inspect;
 pub mod job;
 pub mod mpiio;
 mod names;
+pub mod negative_times;
 pub mod posix;
 mod region;
 pub mod stdio;
@@ -25,6 +26,7 @@ pub use header::{ByteOrder, Compression};
 pub use inspect::{inspect, LogSummary};
 pub use job::Job;
 pub use mpiio::MpiioRecord;
+pub use negative_times::{negative_times, NegativeTime};
 pub use posix::PosixRecord;
 pub use stdio::StdioRecord;
 

@@ -3,7 +3,7 @@
 //! Each case starts from `tests/data/sample-dxt-simple.darshan` (a PyDarshan sample log, see
 //! `tests/data/README.md`) and changes one decoded value.
 
-use bbsim_workload::darshan::{parse_log, posix, DarshanLog};
+use bbsim_workload::darshan::{negative_times, parse_log, posix, stdio, DarshanLog};
 use bbsim_workload::replay::{partial_warnings, MAX_TRACE_SECS};
 use bbsim_workload::{job_from_log, reconstruct::reconstruct, LogJobOptions, ReplayError};
 use std::path::Path;
@@ -141,5 +141,33 @@ fn partial_modules_are_reported() {
     assert!(
         w[0].starts_with("module DXT_POSIX holds partial data"),
         "{w:?}"
+    );
+}
+
+#[test]
+fn negative_cumulative_times_are_reported_not_silently_zeroed() {
+    let mut log = sample();
+    assert!(negative_times(&log).is_empty());
+    log.posix[0].fcounters[posix::F_WRITE_TIME] = -0.25;
+    log.posix[0].fcounters[posix::F_READ_TIME] = -1.5;
+    let rank = log.posix[0].rank;
+    let found = negative_times(&log);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0].counter, "POSIX_F_READ_TIME");
+    assert_eq!((found[0].records, found[0].lowest), (1, -1.5));
+    assert_eq!(found[1].counter, "POSIX_F_WRITE_TIME");
+    assert_eq!(found[1].first, (0, rank));
+    let msg = found[1].to_string();
+    assert!(
+        msg.contains("negative POSIX_F_WRITE_TIME")
+            && msg.contains("-0.25 s")
+            && msg.contains("read as unknown"),
+        "{msg}"
+    );
+    // Still imported (real logs hold such values), with the time read as unknown.
+    reconstruct(&log, &LogJobOptions::default()).expect("a negative time is not refused");
+    assert_eq!(
+        stdio::FCOUNTER_NAMES[stdio::F_WRITE_TIME],
+        "STDIO_F_WRITE_TIME"
     );
 }

@@ -34,6 +34,9 @@ pub(super) fn replay(
     for w in bbsim_workload::replay::partial_warnings(&log) {
         eprintln!("warning: {}: {w}", path.display());
     }
+    for n in bbsim_workload::darshan::negative_times(&log) {
+        eprintln!("warning: {}: {n}", path.display());
+    }
     Ok(Recipe::Replay {
         job,
         ranks: j.ranks,
