@@ -163,11 +163,8 @@ impl Loaded {
             .workload
             .jobs
             .iter()
-            .map(|j| {
-                let t = j.totals();
-                t.bytes_written + t.bytes_read
-            })
-            .sum();
+            .map(|j| j.totals().bytes_moved())
+            .fold(0, u64::saturating_add);
         let bandwidth = if m.bb_write_bandwidth > 0 {
             m.bb_write_bandwidth
         } else {

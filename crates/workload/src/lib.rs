@@ -32,7 +32,7 @@ pub use darshan::{inspect, read_log, DarshanError, DarshanLog, LogSummary};
 pub use op::{secs_to_ps, CommId, FileId, Op, PS_PER_MS, PS_PER_SEC, PS_PER_US};
 pub use workload::{
     FileSpec, GlobalFile, JobSpec, JobTotals, OpCursor, OpRun, RankIter, RankOps, RankOpsBuilder,
-    Sharing, Workload, WorkloadError,
+    Sharing, Workload, WorkloadError, MAX_JOB_OPERATIONS, MAX_WORKLOAD_BYTES,
 };
 pub mod reconstruct;
 pub mod replay;

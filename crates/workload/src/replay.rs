@@ -46,7 +46,7 @@ impl Default for LogJobOptions {
             ranks_per_node: 1,
             layer: None,
             include_stdio: true,
-            max_ops: 200_000_000,
+            max_ops: crate::MAX_JOB_OPERATIONS,
             max_ranks: 1 << 22,
         }
     }

@@ -347,6 +347,16 @@ pub struct JobSpec {
     pub ops: RankOps,
 }
 
+/// The most bytes (written plus read) a workload may move: 2^62 B (4 EiB). Byte counters are
+/// 64-bit and add up per job, per device and over the run, so larger workloads cannot be
+/// represented (and would take about 10^15 events of 4 KiB each anyway).
+pub const MAX_WORKLOAD_BYTES: u64 = 1 << 62;
+
+/// The most read and write operations a job may have: a memory guard (a job's operations are
+/// held in memory; 200 million take a few gigabytes) checked before a job is generated or
+/// replayed.
+pub const MAX_JOB_OPERATIONS: u64 = 200_000_000;
+
 /// Totals of a job, used to check what transforms conserve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct JobTotals {
@@ -414,6 +424,11 @@ impl JobTotals {
             t.add(&op);
         }
         t
+    }
+
+    /// Bytes written plus bytes read (saturating at `u64::MAX`).
+    pub fn bytes_moved(&self) -> u64 {
+        self.bytes_written.saturating_add(self.bytes_read)
     }
 
     /// Totals of a sequence of runs.

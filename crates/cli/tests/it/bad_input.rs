@@ -1,6 +1,7 @@
 //! Bad input on the command line is a clear error naming its origin, refused before any run:
 //! overrides name `--set` or `--vary`, `--out` says what the path is, thread counts are
-//! checked the same way by `run` and `sweep`; a partial Darshan module gives a warning.
+//! checked the same way by `run` and `sweep`; jobs too large to represent are refused before
+//! they are generated; a partial Darshan module gives a warning.
 //! Scenarios are the fixtures of `tests/data` (and one written here from `tiny-phases.toml`).
 
 use crate::common::{bin, data, run_err, scratch};
@@ -99,4 +100,62 @@ fn a_partial_dxt_module_gives_a_warning() {
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Jobs too large to represent are refused from their parameters, before any operation is
+/// generated: more bytes than the 64-bit counters can add up (2^62 B), or more operations
+/// than are held in memory (200 million). A sum that saturates says so.
+#[test]
+fn jobs_beyond_what_the_model_represents_are_refused_before_generation() {
+    let fattree = data("tiny-fattree.toml");
+    let s = fattree.to_str().expect("utf-8");
+    for (block, transfer, expected) in [
+        // 12 ranks x 2 phases x 8e6 TiB: about 2.1e20 bytes.
+        (
+            "8000000TiB",
+            "4000000TiB",
+            "would move 211106232532992000000 bytes",
+        ),
+        // The same volume in 4 KiB operations would loop for hours.
+        (
+            "8000000TiB",
+            "4KiB",
+            "expected at most 4611686018427387904 (4 EiB)",
+        ),
+        // 12 x 2 x 2^28 operations of 4 KiB.
+        (
+            "1TiB",
+            "4KiB",
+            "would have 6442450944 read and write operations",
+        ),
+    ] {
+        for cmd in ["validate", "run"] {
+            let err = run_err(&[
+                cmd,
+                s,
+                "--set",
+                &format!("jobs.0.block_size=\"{block}\""),
+                "--set",
+                &format!("jobs.0.transfer_size=\"{transfer}\""),
+            ]);
+            assert!(err.contains("`jobs[0]`"), "{cmd} {block}/{transfer}: {err}");
+            assert!(err.contains(expected), "{cmd} {block}/{transfer}: {err}");
+        }
+    }
+}
+
+/// A study application with zero bytes per call, phases or files per rank is refused (a zero
+/// transfer size once became one-byte calls: 72 million operations for a 12 MB job).
+#[test]
+fn zero_sized_study_application_parameters_are_refused() {
+    let p = phases();
+    for (set, key) in [
+        ("jobs.0.transfer_size=\"0MB\"", "`jobs[0].transfer_size`"),
+        ("jobs.0.phases=0", "`jobs[0].phases`"),
+        ("jobs.1.phases=0", "`jobs[1].phases`"),
+    ] {
+        let err = run_err(&["validate", &p, "--set", set]);
+        assert!(err.contains(key), "{set}: {err}");
+        assert!(err.contains("must be at least 1"), "{set}: {err}");
+    }
 }

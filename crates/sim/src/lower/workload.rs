@@ -22,7 +22,7 @@ pub use dependencies::job_parents;
 
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::{JobSection, JobSource, Scenario};
-use bbsim_workload::{JobSpec, Workload};
+use bbsim_workload::{JobSpec, Workload, MAX_JOB_OPERATIONS, MAX_WORKLOAD_BYTES};
 use keys::{job_key, source_name};
 use recipe::Recipe;
 use std::path::Path;
@@ -172,6 +172,7 @@ fn lower_job(
         ranks: transforms::ranks_after(j, recipe.ranks()),
         ranks_per_node: j.ranks_per_node,
     };
+    check_volume(&recipe, size.ranks, idx, map)?;
     // Generating a job larger than the machine can take gigabytes and seconds, for an error.
     let fits = size.nodes() <= cx.compute_nodes;
     let Some(job) = fits.then(|| recipe.generate()).flatten() else {
@@ -186,7 +187,65 @@ fn lower_job(
     job.allocation = allocation::allocation(j, idx, map, cx.base_dir, &job.name, earlier)?;
     job.validate()
         .map_err(|e| map.error_at(&format!("jobs[{idx}]"), e.to_string()))?;
+    let moved = job.totals().bytes_moved();
+    if moved > MAX_WORKLOAD_BYTES {
+        return Err(map.error_at(
+            &format!("jobs[{idx}]"),
+            format!(
+                "the job moves {} bytes (written plus read): expected at most \
+                 {MAX_WORKLOAD_BYTES} (4 EiB), the most the model's 64-bit byte counters can add up",
+                at_least(moved)
+            ),
+        ));
+    }
     Ok(Lowered::Job(job))
+}
+
+/// A byte count for a message: `moved`, or "more than 2^64 - 1" when it saturated.
+fn at_least(moved: u64) -> String {
+    if moved == u64::MAX {
+        "more than 18446744073709551615".into()
+    } else {
+        moved.to_string()
+    }
+}
+
+/// Refuses, before generating it, a study application's job that would move more bytes than
+/// the model can count or hold more operations than fit in memory (`ranks`: after
+/// transforms).
+fn check_volume(
+    recipe: &Recipe,
+    ranks: u32,
+    idx: usize,
+    map: &SourceMap,
+) -> Result<(), Diagnostic> {
+    let Some(v) = recipe.volume() else {
+        return Ok(());
+    };
+    let scale = u128::from(ranks.div_ceil(recipe.ranks().max(1)).max(1));
+    let (bytes, ops) = (
+        v.bytes.saturating_mul(scale),
+        v.operations.saturating_mul(scale),
+    );
+    if bytes > u128::from(MAX_WORKLOAD_BYTES) {
+        return Err(map.error_at(
+            &format!("jobs[{idx}]"),
+            format!(
+                "the job would move {bytes} bytes (written plus read): expected at most \
+                 {MAX_WORKLOAD_BYTES} (4 EiB), the most the model's 64-bit byte counters can add up"
+            ),
+        ));
+    }
+    if ops > u128::from(MAX_JOB_OPERATIONS) {
+        return Err(map.error_at(
+            &format!("jobs[{idx}]"),
+            format!(
+                "the job would have {ops} read and write operations: expected at most \
+                 {MAX_JOB_OPERATIONS} (they are held in memory); use a larger transfer_size"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The error of a scenario whose jobs need more compute nodes than the machine has, with what
@@ -255,6 +314,22 @@ pub fn build_workload(
         lowered.push(job);
     }
     if lowered.iter().all(|l| l.job().is_some()) {
+        let moved = lowered
+            .iter()
+            .filter_map(Lowered::job)
+            .map(|j| j.totals().bytes_moved())
+            .fold(0, u64::saturating_add);
+        if moved > MAX_WORKLOAD_BYTES {
+            return Err(map.error_at(
+                "jobs",
+                format!(
+                    "the jobs move {} bytes in all (written plus read): expected at most \
+                     {MAX_WORKLOAD_BYTES} (4 EiB), the most the model's 64-bit byte counters \
+                     can add up",
+                    at_least(moved)
+                ),
+            ));
+        }
         let jobs = lowered.into_iter().filter_map(Lowered::into_job);
         return Ok(Workload::new(jobs.collect()));
     }

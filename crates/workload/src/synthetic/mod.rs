@@ -132,7 +132,86 @@ pub enum App {
     Hacc(HaccParams),
 }
 
+/// Upper bounds of what an application's job moves, computed from its parameters without
+/// generating it (in saturating 128-bit arithmetic, so absurd parameters cannot overflow).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Volume {
+    /// Bytes written plus read by all ranks, at most.
+    pub bytes: u128,
+    /// Read and write operations of all ranks, at most.
+    pub operations: u128,
+}
+
+impl Volume {
+    /// `calls` calls of `bytes` each, split into operations of `transfer` bytes, by each of
+    /// `ranks` ranks.
+    fn of(ranks: u32, calls: u128, bytes: u64, transfer: u64) -> Self {
+        let ranks = u128::from(ranks.max(1));
+        let per_call_ops = u128::from(bytes.div_ceil(transfer.max(1)).max(1));
+        let calls = ranks.saturating_mul(calls);
+        Volume {
+            bytes: calls.saturating_mul(u128::from(bytes)),
+            operations: calls.saturating_mul(per_call_ops),
+        }
+    }
+}
+
 impl App {
+    /// What the job moves at most, from the parameters alone: lets a caller refuse a job too
+    /// large to represent before generating it.
+    pub fn volume(&self) -> Volume {
+        match self {
+            App::Ior(p) => {
+                let phases = u128::from(p.write) + u128::from(p.read);
+                let calls = u128::from(p.repetitions) * phases * u128::from(p.segments);
+                // At most 2 * 2^64: cannot overflow.
+                Volume::of(p.ranks, calls, p.block_size, p.transfer_size)
+            }
+            App::Checkpoint(p) => Volume::of(
+                p.ranks,
+                u128::from(p.checkpoints),
+                p.bytes_per_rank,
+                p.transfer_size,
+            ),
+            App::Gtc(p) => {
+                // Each rank writes within `spread` (at most 100 %) of `bytes_per_rank`.
+                let most = p.bytes_per_rank.saturating_mul(2);
+                Volume::of(p.ranks, 1, most, p.transfer_size)
+            }
+            App::Lammps(p) => {
+                // One call per file; each file's writes round up separately.
+                let files = u128::from(p.files_per_rank.max(1));
+                let v = Volume::of(p.ranks, 1, p.bytes_per_rank, p.transfer_size);
+                Volume {
+                    operations: v
+                        .operations
+                        .saturating_add(files * u128::from(p.ranks.max(1))),
+                    ..v
+                }
+            }
+            App::S3d(p) => {
+                let phases = u128::from(p.phases.max(1));
+                let v = Volume::of(p.ranks, 1, p.bytes_per_rank, p.transfer_size);
+                Volume {
+                    operations: v
+                        .operations
+                        .saturating_add(phases * u128::from(p.ranks.max(1))),
+                    ..v
+                }
+            }
+            App::Hacc(p) => {
+                let phases = u128::from(p.phases.max(1));
+                let v = Volume::of(p.ranks, 1, p.bytes_per_rank, p.transfer_size);
+                Volume {
+                    operations: v
+                        .operations
+                        .saturating_add(phases * u128::from(p.ranks.max(1))),
+                    ..v
+                }
+            }
+        }
+    }
+
     /// The application called `name` (`ior`, `checkpoint`, `gtc`, `lammps`, `s3d`, `hacc`,
     /// case-insensitive) with the study's defaults.
     pub fn by_name(name: &str) -> Option<App> {

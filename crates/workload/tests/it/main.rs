@@ -5,3 +5,4 @@ mod darshan_errors;
 mod darshan_reference;
 mod log_jobs;
 mod trace_values;
+mod volume;

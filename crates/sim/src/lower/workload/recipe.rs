@@ -2,7 +2,7 @@
 //! know how many ranks the job will have, so that a job too large for the machine is never
 //! generated.
 
-use bbsim_workload::synthetic::{AnalysisParams, App, QuotaUserParams, SmallReadsParams};
+use bbsim_workload::synthetic::{AnalysisParams, App, QuotaUserParams, SmallReadsParams, Volume};
 use bbsim_workload::transform;
 use bbsim_workload::JobSpec;
 
@@ -32,6 +32,15 @@ pub(super) enum Recipe {
 }
 
 impl Recipe {
+    /// What a study application's job moves at most, from its parameters (`None` for the
+    /// other generators, whose sizes their own checks bound).
+    pub(super) fn volume(&self) -> Option<Volume> {
+        match self {
+            Recipe::App(app) => Some(app.volume()),
+            _ => None,
+        }
+    }
+
     /// The number of ranks of the job [`Recipe::generate`] makes (every generator makes at
     /// least one).
     pub(super) fn ranks(&self) -> u32 {

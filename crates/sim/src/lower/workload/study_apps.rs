@@ -96,5 +96,14 @@ pub(super) fn study_app(
         }
         App::Ior(_) | App::Checkpoint(_) => {}
     }
+    for (key, zero) in [
+        ("transfer_size", j.transfer_size.is_some_and(|b| b.0 == 0)),
+        ("phases", j.phases == Some(0)),
+        ("files_per_rank", j.files_per_rank == Some(0)),
+    ] {
+        if zero {
+            return Err(map.error_at(&job_key(idx, key), format!("{key} must be at least 1")));
+        }
+    }
     Ok(app)
 }
