@@ -72,15 +72,24 @@ pub struct PointRecord {
     pub scenario_digest: Option<String>,
 }
 
-/// Digest (hex) of a point's resolved scenario and the bbsim version that runs it: the
-/// scenario file with its `--unset`, `--set` and `--vary` overrides applied and every default
-/// filled in, as `summary.json` echoes it. A recorded point whose digest differs ran another
-/// scenario (or another release).
+/// Digest (hex) of a point's resolved scenario, the files its jobs read and the bbsim version
+/// that runs it: the scenario file with its `--unset`, `--set` and `--vary` overrides applied
+/// and every default filled in, as `summary.json` echoes it, plus the bytes of every Darshan
+/// log and allocation file it names. A recorded point whose digest differs ran another
+/// scenario, another trace (or another release).
 pub fn point_digest(l: &Loaded) -> Result<String, String> {
     let json = serde_json::to_vec(&l.written).map_err(|e| e.to_string())?;
     let mut d = Digest::new();
     d.bytes(env!("CARGO_PKG_VERSION").as_bytes());
     d.bytes(&json);
+    let base = l.path.parent().unwrap_or_else(|| Path::new("."));
+    for j in &l.written.jobs {
+        for file in [&j.log, &j.allocation_file].into_iter().flatten() {
+            let bytes = std::fs::read(base.join(file))
+                .map_err(|e| format!("cannot read {}: {e}", base.join(file).display()))?;
+            d.bytes(&bytes);
+        }
+    }
     Ok(format!("{:016x}", d.finish()))
 }
 

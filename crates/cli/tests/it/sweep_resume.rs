@@ -296,3 +296,51 @@ fn ctrl_c_stops_a_sweep_that_the_same_command_finishes() {
     assert_eq!(rows(&csv(&out)).len(), 8);
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// A point's record names the bytes of the traces its jobs replay: after the Darshan log
+/// changes, running the same sweep again runs every point again instead of keeping results
+/// of the old trace.
+#[test]
+fn a_changed_trace_runs_every_point_again() {
+    let root = scratch("sweep-trace-digest");
+    std::fs::create_dir_all(&*root).expect("dir");
+    let logs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workload/tests/data");
+    let write = "pq_app_write_id71296_7-31-5657-2037904274838284930_55623.darshan";
+    let other = "pq_app_write_id71303_7-31-5657-2037904274838284930_55623.darshan";
+    let log = root.join("trace.darshan");
+    std::fs::copy(logs.join(write), &log).expect("log");
+    let text = std::fs::read_to_string(TINY_FATTREE).expect("fixture");
+    let ior_job = "name = \"ior\"\nsource = \"ior\"\nranks = 12\nranks_per_node = 6\n\
+                   block_size = \"2MiB\"\ntransfer_size = \"512KiB\"\nread = true\n";
+    assert!(text.contains(ior_job), "the fixture's IOR job changed");
+    let scn = root.join("s.toml");
+    std::fs::write(
+        &scn,
+        text.replace(
+            ior_job,
+            "name = \"ior\"\nsource = \"darshan\"\nlog = \"trace.darshan\"\n",
+        ),
+    )
+    .expect("scenario");
+    let out = root.join("out");
+    let args = [
+        "sweep",
+        scn.to_str().expect("utf-8"),
+        "--vary",
+        "burst_buffer.ssd.op_overhead=0us,45us",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ];
+    assert_eq!(point_lines(&run_ok(&args).stderr).len(), 2);
+    assert_eq!(
+        point_lines(&run_ok(&args).stderr).len(),
+        0,
+        "same trace: kept"
+    );
+    std::fs::copy(logs.join(other), &log).expect("log");
+    assert_eq!(
+        point_lines(&run_ok(&args).stderr).len(),
+        2,
+        "changed trace: every point runs again"
+    );
+}
