@@ -3,18 +3,26 @@
 //!
 //! Rates are exact rationals recomputed by progressive filling whenever a flow starts or ends;
 //! remaining work is kept in byte·10¹² units so a lone flow takes exactly
-//! `ceil(bytes · 10¹² / min(server, aggregate))` ps.
+//! `ceil(bytes · 10¹² / min(server, aggregate))` ps. All flows on a server share its rate, so
+//! each server keeps one service clock and its flows' finish tags: thousands of ranks writing
+//! to one OST cost a step per busy server per event, not one per flow.
 
 use crate::units::PS_PER_SEC;
 use bbsim_engine::Time;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
-#[derive(Clone, Debug)]
-struct Flow {
-    server: u32,
-    /// Remaining work in bytes × 10¹².
-    rem: u128,
-    owner: u64,
-    /// Rate as `num / den` bytes per second.
+/// The flows on one server. Every flow on a server gets the same rate, so the server keeps one
+/// clock of the service each of its flows has received (`served`, bytes × 10¹²) and each flow
+/// is a finish tag on that clock: a flow is done when `served` reaches its tag. An event then
+/// costs a step per busy server, not per flow.
+#[derive(Clone, Debug, Default)]
+struct Server {
+    /// Service received by every flow on this server since the simulation began (bytes × 10¹²).
+    served: u128,
+    /// Flows in progress, earliest finish tag first: (tag, start sequence, owner).
+    flows: BinaryHeap<Reverse<(u128, u64, u64)>>,
+    /// Each flow's rate as `num / den` bytes per second.
     num: u128,
     den: u128,
 }
@@ -24,7 +32,11 @@ struct Flow {
 pub struct Fluid {
     caps: Vec<u64>,
     aggregate: u64,
-    flows: Vec<Flow>,
+    servers: Vec<Server>,
+    /// Servers with flows in progress, ascending.
+    busy: Vec<usize>,
+    flows: usize,
+    started: u64,
     last: Time,
     counts: Vec<u64>,
 }
@@ -35,7 +47,10 @@ impl Fluid {
         Fluid {
             caps: vec![server_bw; servers],
             aggregate,
-            flows: Vec::new(),
+            servers: vec![Server::default(); servers],
+            busy: Vec::new(),
+            flows: 0,
+            started: 0,
             last: 0,
             counts: vec![0; servers],
         }
@@ -43,12 +58,12 @@ impl Fluid {
 
     /// Flows in progress.
     pub fn len(&self) -> usize {
-        self.flows.len()
+        self.flows
     }
 
     /// Whether no flow is in progress.
     pub fn is_empty(&self) -> bool {
-        self.flows.is_empty()
+        self.flows == 0
     }
 
     /// Flows in progress on each server.
@@ -60,9 +75,9 @@ impl Fluid {
     pub fn advance(&mut self, now: Time) {
         if now > self.last {
             let dt = u128::from(now - self.last);
-            for f in &mut self.flows {
-                let done = f.num * dt / f.den;
-                f.rem = f.rem.saturating_sub(done);
+            for &s in &self.busy {
+                let sv = &mut self.servers[s];
+                sv.served += sv.num * dt / sv.den;
             }
         }
         self.last = self.last.max(now);
@@ -71,38 +86,46 @@ impl Fluid {
     /// Starts a flow of `bytes` on `server` at `now` for `owner`.
     pub fn add(&mut self, now: Time, server: u32, bytes: u64, owner: u64) {
         self.advance(now);
-        self.flows.push(Flow {
-            server,
-            rem: u128::from(bytes) * PS_PER_SEC,
-            owner,
-            num: 0,
-            den: 1,
-        });
+        let sv = &mut self.servers[server as usize];
+        let tag = sv.served + u128::from(bytes) * PS_PER_SEC;
+        sv.flows.push(Reverse((tag, self.started, owner)));
+        self.started += 1;
+        self.flows += 1;
         self.rates();
     }
 
     /// Removes the flows finished by `now`, appending their owners (in start order).
     pub fn pop_finished(&mut self, now: Time, out: &mut Vec<u64>) {
         self.advance(now);
-        let before = self.flows.len();
-        self.flows.retain(|f| {
-            if f.rem == 0 {
-                out.push(f.owner);
-                false
-            } else {
-                true
+        let mut done: Vec<(u64, u64)> = Vec::new();
+        for &s in &self.busy {
+            let sv = &mut self.servers[s];
+            while let Some(&Reverse((tag, seq, owner))) = sv.flows.peek() {
+                if tag > sv.served {
+                    break;
+                }
+                sv.flows.pop();
+                done.push((seq, owner));
             }
-        });
-        if self.flows.len() != before {
+        }
+        if !done.is_empty() {
+            done.sort_unstable();
+            self.flows -= done.len();
+            out.extend(done.into_iter().map(|(_, owner)| owner));
             self.rates();
         }
     }
 
     /// When the next flow finishes (absolute ps), if any.
     pub fn next_finish(&self) -> Option<Time> {
-        self.flows
+        self.busy
             .iter()
-            .map(|f| (f.rem * f.den).div_ceil(f.num.max(1)))
+            .filter_map(|&s| {
+                let sv = &self.servers[s];
+                let Reverse((tag, _, _)) = sv.flows.peek()?;
+                let rem = tag.saturating_sub(sv.served);
+                Some((rem * sv.den).div_ceil(sv.num.max(1)))
+            })
             .min()
             .map(|dt| {
                 self.last
@@ -114,38 +137,37 @@ impl Fluid {
     /// saturated while that share is below the aggregate's fair share; the rest split what
     /// remains of the aggregate equally.
     fn rates(&mut self) {
-        self.counts.iter_mut().for_each(|c| *c = 0);
-        for f in &self.flows {
-            self.counts[f.server as usize] += 1;
+        for &s in &self.busy {
+            self.counts[s] = 0;
         }
-        let mut order: Vec<usize> = (0..self.caps.len())
-            .filter(|&s| self.counts[s] > 0)
-            .collect();
+        self.busy.clear();
+        for (s, sv) in self.servers.iter().enumerate() {
+            if !sv.flows.is_empty() {
+                self.counts[s] = sv.flows.len() as u64;
+                self.busy.push(s);
+            }
+        }
+        let mut order = self.busy.clone();
         // Ascending cap/count, compared exactly by cross-multiplication; ties by index.
         order.sort_by(|&a, &b| {
             let l = u128::from(self.caps[a]) * u128::from(self.counts[b]);
             let r = u128::from(self.caps[b]) * u128::from(self.counts[a]);
             l.cmp(&r).then(a.cmp(&b))
         });
-        let mut share = vec![(0u128, 1u128); self.caps.len()];
         let mut c = u128::from(self.aggregate);
-        let mut n = self.flows.len() as u128;
+        let mut n = self.flows as u128;
         let mut rest = false;
         for &s in &order {
             let (cap, cnt) = (u128::from(self.caps[s]), u128::from(self.counts[s]));
+            let sv = &mut self.servers[s];
             if !rest && cap * n <= c * cnt {
-                share[s] = (cap, cnt);
+                (sv.num, sv.den) = (cap, cnt);
                 c -= cap;
                 n -= cnt;
             } else {
                 rest = true;
-                share[s] = (c, n.max(1));
+                (sv.num, sv.den) = (c, n.max(1));
             }
-        }
-        for f in &mut self.flows {
-            let (num, den) = share[f.server as usize];
-            f.num = num;
-            f.den = den;
         }
     }
 }
@@ -184,11 +206,147 @@ mod tests {
         }
         f.add(0, 2, 1000, 6);
         assert_eq!(f.per_server(), &[2, 3, 1]);
-        let rates: Vec<(u128, u128)> = f.flows.iter().map(|x| (x.num, x.den)).collect();
+        let rates: Vec<(u128, u128)> = f.servers.iter().map(|x| (x.num, x.den)).collect();
         assert_eq!(rates[0], (100, 2));
-        assert_eq!(rates[2], (100, 3));
-        assert_eq!(rates[5], (50, 1));
+        assert_eq!(rates[1], (100, 3));
+        assert_eq!(rates[2], (50, 1));
         // Server 0's flows (50 B/s) finish first, at 20 s.
         assert_eq!(f.next_finish(), Some(20 * SEC));
+    }
+
+    /// The per-flow definition: every flow keeps its own remaining work and rate.
+    struct PerFlow {
+        caps: Vec<u64>,
+        aggregate: u64,
+        /// (server, remaining bytes × 10¹², owner, num, den)
+        flows: Vec<(u32, u128, u64, u128, u128)>,
+        last: Time,
+    }
+
+    impl PerFlow {
+        fn advance(&mut self, now: Time) {
+            if now > self.last {
+                let dt = u128::from(now - self.last);
+                for f in &mut self.flows {
+                    f.1 = f.1.saturating_sub(f.3 * dt / f.4);
+                }
+            }
+            self.last = self.last.max(now);
+        }
+
+        fn rates(&mut self) {
+            let mut counts = vec![0u64; self.caps.len()];
+            for f in &self.flows {
+                counts[f.0 as usize] += 1;
+            }
+            let mut order: Vec<usize> = (0..self.caps.len()).filter(|&s| counts[s] > 0).collect();
+            order.sort_by(|&a, &b| {
+                let l = u128::from(self.caps[a]) * u128::from(counts[b]);
+                let r = u128::from(self.caps[b]) * u128::from(counts[a]);
+                l.cmp(&r).then(a.cmp(&b))
+            });
+            let mut share = vec![(0u128, 1u128); self.caps.len()];
+            let (mut c, mut n, mut rest) =
+                (u128::from(self.aggregate), self.flows.len() as u128, false);
+            for &s in &order {
+                let (cap, cnt) = (u128::from(self.caps[s]), u128::from(counts[s]));
+                if !rest && cap * n <= c * cnt {
+                    share[s] = (cap, cnt);
+                    c -= cap;
+                    n -= cnt;
+                } else {
+                    rest = true;
+                    share[s] = (c, n.max(1));
+                }
+            }
+            for f in &mut self.flows {
+                (f.3, f.4) = share[f.0 as usize];
+            }
+        }
+
+        fn next_finish(&self) -> Option<Time> {
+            self.flows
+                .iter()
+                .map(|f| (f.1 * f.4).div_ceil(f.3.max(1)))
+                .min()
+                .map(|dt| {
+                    self.last
+                        .saturating_add(u64::try_from(dt).unwrap_or(Time::MAX))
+                })
+        }
+    }
+
+    /// Flows arriving at random on random servers finish at the same times, in the same order,
+    /// as under the per-flow definition (each flow its own remaining work and rate).
+    #[test]
+    fn service_clocks_match_per_flow_accounting() {
+        for seed in 1..40u64 {
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            let mut rnd = move |m: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % m
+            };
+            let servers = 1 + rnd(5) as usize;
+            let (bw, agg) = (50 + rnd(200), 100 + rnd(600));
+            let mut f = Fluid::new(servers, bw, agg);
+            let mut r = PerFlow {
+                caps: vec![bw; servers],
+                aggregate: agg,
+                flows: Vec::new(),
+                last: 0,
+            };
+            let (mut now, mut owner) = (0u64, 0u64);
+            for _ in 0..300 {
+                let next = f.next_finish();
+                assert_eq!(next, r.next_finish(), "seed {seed}");
+                let arrival = now + rnd(3 * SEC);
+                if rnd(3) > 0 || next.is_none() {
+                    now = next.map_or(arrival, |t| t.min(arrival));
+                    let (srv, bytes) = (rnd(servers as u64) as u32, 1 + rnd(2000));
+                    let mut a = Vec::new();
+                    f.pop_finished(now, &mut a);
+                    r.advance(now);
+                    let mut b = Vec::new();
+                    r.flows.retain(|fl| {
+                        if fl.1 == 0 {
+                            b.push(fl.2);
+                            false
+                        } else {
+                            true
+                        }
+                    });
+                    if !b.is_empty() {
+                        r.rates();
+                    }
+                    assert_eq!(a, b, "seed {seed}");
+                    f.add(now, srv, bytes, owner);
+                    r.advance(now);
+                    r.flows
+                        .push((srv, u128::from(bytes) * PS_PER_SEC, owner, 0, 1));
+                    r.rates();
+                    owner += 1;
+                } else if let Some(t) = next {
+                    now = t;
+                    let mut a = Vec::new();
+                    f.pop_finished(now, &mut a);
+                    r.advance(now);
+                    let mut b = Vec::new();
+                    r.flows.retain(|fl| {
+                        if fl.1 == 0 {
+                            b.push(fl.2);
+                            false
+                        } else {
+                            true
+                        }
+                    });
+                    r.rates();
+                    assert!(!a.is_empty());
+                    assert_eq!(a, b, "seed {seed}");
+                }
+                assert_eq!(f.len(), r.flows.len());
+            }
+        }
     }
 }
