@@ -46,6 +46,7 @@ fn cori_scenarios_have_the_sheet_machine() {
         ("cori-cybershake.toml", 288.0),
         ("cori-chombo-visit.toml", 144.0),
         ("atlas-small-reads.toml", 144.0),
+        ("cori-ior.toml", 140.0),
     ] {
         let m = machine(file);
         assert_eq!(num(&m, "compute_nodes"), 2388.0, "{file}");
@@ -70,6 +71,18 @@ fn cybershake_moves_the_sheet_volumes() {
     assert_eq!((j[1].0.as_str(), j[1].1), ("direct-synth", 2048));
     assert!(j[1].2.contains("on 64 nodes") && j[1].2.contains("writes 22.000GB"));
     assert!(j[1].2.contains("reads 550.000GB"), "{}", j[1].2);
+}
+
+/// IOR at installation: 1,120 nodes x 4 processes, 8 GiB blocks in 1 MiB transfers, file per
+/// process, written and read back: 4,480 x 8,192 transfers each way.
+#[test]
+fn cori_ior_runs_the_sheet_benchmark() {
+    let j = jobs("cori-ior.toml");
+    assert_eq!(j.len(), 1, "{j:?}");
+    assert_eq!((j[0].0.as_str(), j[0].1), ("ior", 4480));
+    assert!(j[0].2.contains("on 1120 nodes"), "{}", j[0].2);
+    assert!(j[0].2.contains("writes 38.483TB, reads 38.483TB"), "{}", j[0].2);
+    assert!(j[0].2.contains("73400320 I/O operations"), "{}", j[0].2);
 }
 
 /// Alva: 14 nodes, one striped SSD pair of 0.9 GB/s each; the stated run: 24 writers, 61 GB.
