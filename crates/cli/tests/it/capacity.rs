@@ -5,18 +5,7 @@
 use crate::common::{bin, read_json, run_err, run_ok, scratch};
 
 /// The built-in quickstart, shrunk to a second of wall time.
-const SMALL: [&str; 10] = [
-    "--set",
-    "jobs.0.ranks=12",
-    "--set",
-    "jobs.0.block_size=2MiB",
-    "--set",
-    "jobs.1.ranks=12",
-    "--set",
-    "jobs.1.bytes_per_rank=2MiB",
-    "--set",
-    "jobs.1.checkpoints=1",
-];
+const SMALL: [&str; 10] = crate::common::SMALL_QUICKSTART;
 
 #[test]
 fn a_burst_buffer_too_small_to_finish_fails_and_writes_nothing() {

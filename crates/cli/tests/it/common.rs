@@ -115,3 +115,33 @@ pub fn nearest_free(anchors: &[u32], busy: &[u32], total: u32, count: usize) -> 
     out.sort_unstable();
     out
 }
+
+/// Overrides that shrink the built-in quickstart to about a second of wall time.
+pub const SMALL_QUICKSTART: [&str; 10] = [
+    "--set",
+    "jobs.0.ranks=12",
+    "--set",
+    "jobs.0.block_size=2MiB",
+    "--set",
+    "jobs.1.ranks=12",
+    "--set",
+    "jobs.1.bytes_per_rank=2MiB",
+    "--set",
+    "jobs.1.checkpoints=1",
+];
+
+/// Writes `dir/s.toml`: the fixture `tiny-fattree.toml` with its IOR job replaced by the replay
+/// of the Darshan log `dir/trace.darshan` (which the caller provides). Returns its path.
+pub fn darshan_fattree(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(data("tiny-fattree.toml")).expect("fixture");
+    let ior_job = "name = \"ior\"\nsource = \"ior\"\nranks = 12\nranks_per_node = 6\n\
+                   block_size = \"2MiB\"\ntransfer_size = \"512KiB\"\nread = true\n";
+    assert!(text.contains(ior_job), "the fixture's IOR job changed");
+    let scn = dir.join("s.toml");
+    let text = text.replace(
+        ior_job,
+        "name = \"ior\"\nsource = \"darshan\"\nlog = \"trace.darshan\"\n",
+    );
+    std::fs::write(&scn, text).expect("scenario");
+    scn
+}

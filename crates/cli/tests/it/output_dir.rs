@@ -135,20 +135,7 @@ fn the_built_in_scenario_leaves_nothing_in_the_temporary_directory() {
     std::fs::create_dir_all(&cwd).expect("dir");
     for args in [
         vec!["validate"],
-        vec![
-            "run",
-            "--quiet",
-            "--set",
-            "jobs.0.ranks=12",
-            "--set",
-            "jobs.0.block_size=2MiB",
-            "--set",
-            "jobs.1.ranks=12",
-            "--set",
-            "jobs.1.bytes_per_rank=2MiB",
-            "--set",
-            "jobs.1.checkpoints=1",
-        ],
+        [&["run", "--quiet"][..], &crate::common::SMALL_QUICKSTART].concat(),
     ] {
         let out = bin()
             .args(&args)
@@ -194,17 +181,7 @@ fn ctrl_c_while_the_scenario_loads_stops_at_once_and_leaves_nothing() {
     if !made {
         return; // no mkfifo on this system
     }
-    let scn = root.join("s.toml");
-    let text = std::fs::read_to_string(data("tiny-fattree.toml")).expect("fixture");
-    let ior_job = "name = \"ior\"\nsource = \"ior\"\nranks = 12\nranks_per_node = 6\n\
-                   block_size = \"2MiB\"\ntransfer_size = \"512KiB\"\nread = true\n";
-    assert!(text.contains(ior_job), "the fixture's IOR job changed");
-    let text = text.replace(
-        ior_job,
-        "name = \"ior\"\nsource = \"darshan\"\nlog = \"trace.darshan\"\n",
-    );
-    assert!(text.contains("trace.darshan"));
-    std::fs::write(&scn, text).expect("scenario");
+    let scn = crate::common::darshan_fattree(&root);
     let out = root.join("out");
     let mut child = bin()
         .args([

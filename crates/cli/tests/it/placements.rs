@@ -18,18 +18,7 @@ fn scenario(name: &str) -> String {
 }
 
 /// The quickstart, shrunk to a few MiB per rank.
-const SMALL: &[&str] = &[
-    "--set",
-    "jobs.0.ranks=12",
-    "--set",
-    "jobs.0.block_size=2MiB",
-    "--set",
-    "jobs.1.ranks=12",
-    "--set",
-    "jobs.1.bytes_per_rank=2MiB",
-    "--set",
-    "jobs.1.checkpoints=1",
-];
+const SMALL: &[&str] = &crate::common::SMALL_QUICKSTART;
 
 #[test]
 fn the_quickstart_sweeps_over_every_placement() {

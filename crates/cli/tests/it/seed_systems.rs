@@ -81,7 +81,11 @@ fn cori_ior_runs_the_sheet_benchmark() {
     assert_eq!(j.len(), 1, "{j:?}");
     assert_eq!((j[0].0.as_str(), j[0].1), ("ior", 4480));
     assert!(j[0].2.contains("on 1120 nodes"), "{}", j[0].2);
-    assert!(j[0].2.contains("writes 38.483TB, reads 38.483TB"), "{}", j[0].2);
+    assert!(
+        j[0].2.contains("writes 38.483TB, reads 38.483TB"),
+        "{}",
+        j[0].2
+    );
     assert!(j[0].2.contains("73400320 I/O operations"), "{}", j[0].2);
 }
 

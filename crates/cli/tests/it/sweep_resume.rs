@@ -309,19 +309,7 @@ fn a_changed_trace_runs_every_point_again() {
     let other = "pq_app_write_id71303_7-31-5657-2037904274838284930_55623.darshan";
     let log = root.join("trace.darshan");
     std::fs::copy(logs.join(write), &log).expect("log");
-    let text = std::fs::read_to_string(TINY_FATTREE).expect("fixture");
-    let ior_job = "name = \"ior\"\nsource = \"ior\"\nranks = 12\nranks_per_node = 6\n\
-                   block_size = \"2MiB\"\ntransfer_size = \"512KiB\"\nread = true\n";
-    assert!(text.contains(ior_job), "the fixture's IOR job changed");
-    let scn = root.join("s.toml");
-    std::fs::write(
-        &scn,
-        text.replace(
-            ior_job,
-            "name = \"ior\"\nsource = \"darshan\"\nlog = \"trace.darshan\"\n",
-        ),
-    )
-    .expect("scenario");
+    let scn = crate::common::darshan_fattree(&root);
     let out = root.join("out");
     let args = [
         "sweep",
