@@ -277,7 +277,8 @@ pub(crate) fn text_width(text: &str, size: f64) -> u32 {
 }
 
 /// One legend entry: a colour swatch (a filled square, or a line when `line` is set; dashed
-/// when `dashed` is set too) and its label.
+/// when `dashed` is set too; a circle when `circle` is set, an outline when `hollow` is set
+/// too) and its label.
 #[derive(Clone, Debug)]
 pub(crate) struct LegendEntry {
     /// The label.
@@ -288,6 +289,10 @@ pub(crate) struct LegendEntry {
     pub line: bool,
     /// A dashed line swatch.
     pub dashed: bool,
+    /// A circle swatch (a point marker).
+    pub circle: bool,
+    /// An outlined circle swatch.
+    pub hollow: bool,
 }
 
 impl LegendEntry {
@@ -298,6 +303,24 @@ impl LegendEntry {
             colour,
             line: false,
             dashed: false,
+            circle: false,
+            hollow: false,
+        }
+    }
+
+    /// A filled-circle entry (a point marker).
+    pub fn dot(label: impl Into<String>, colour: RGBColor) -> Self {
+        LegendEntry {
+            circle: true,
+            ..Self::square(label, colour)
+        }
+    }
+
+    /// An outlined-circle entry (a hollow point marker).
+    pub fn ring(label: impl Into<String>, colour: RGBColor) -> Self {
+        LegendEntry {
+            hollow: true,
+            ..Self::dot(label, colour)
         }
     }
 
@@ -308,6 +331,8 @@ impl LegendEntry {
             colour,
             line: true,
             dashed,
+            circle: false,
+            hollow: false,
         }
     }
 }
@@ -353,6 +378,13 @@ pub(crate) fn draw_legend(area: &Area, entries: &[LegendEntry]) -> DrawResult {
             } else {
                 area.draw(&PathElement::new(vec![(x, y), (x + 24, y)], style))?;
             }
+        } else if e.circle {
+            let style = if e.hollow {
+                e.colour.stroke_width(2)
+            } else {
+                e.colour.filled()
+            };
+            area.draw(&Circle::new((x + 11, y), 6, style))?;
         } else {
             area.draw(&Rectangle::new(
                 [(x + 4, y - 7), (x + 18, y + 7)],
