@@ -114,6 +114,9 @@ pub(crate) fn render(
 /// Where an I/O operation went and which way, for colours and legends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum IoKind {
+    /// A write waiting for room on a full burst-buffer device (`full_policy = "stall"`):
+    /// part of a write's time, drawn over it (first in legend order).
+    Stall,
     /// Write to burst-buffer servers.
     BbWrite,
     /// Read from burst-buffer servers.
@@ -137,7 +140,8 @@ pub enum IoKind {
 
 impl IoKind {
     /// Every kind, in legend order.
-    pub const ALL: [IoKind; 9] = [
+    pub const ALL: [IoKind; 10] = [
+        IoKind::Stall,
         IoKind::BbWrite,
         IoKind::BbRead,
         IoKind::SpillWrite,
@@ -172,6 +176,7 @@ impl IoKind {
     /// Its legend label.
     pub fn label(self) -> &'static str {
         match self {
+            IoKind::Stall => "stall (write waiting for space)",
             IoKind::BbWrite => "BB write",
             IoKind::BbRead => "BB read",
             IoKind::SpillWrite => "BB write spilled to PFS",
@@ -185,9 +190,10 @@ impl IoKind {
     }
 
     /// Its colour: a hue per target (BB blue, PFS orange, node-local green, cache purple,
-    /// spilled red), dark for writes and light for reads.
+    /// spilled red), dark for writes and light for reads; stalls yellow.
     pub fn colour(self) -> RGBColor {
         match self {
+            IoKind::Stall => RGBColor(235, 195, 0),
             IoKind::BbWrite => RGBColor(31, 100, 180),
             IoKind::BbRead => RGBColor(120, 180, 230),
             IoKind::SpillWrite => RGBColor(214, 39, 40),
