@@ -160,14 +160,13 @@ fn peak_occupancy_of_two_checkpoints_is_their_sum_without_a_drain() {
     assert!(d["peak_at_s"].as_f64().expect("when") > 2e-3);
 }
 
-#[test]
-fn stalls_and_spills_give_identical_outputs_on_one_to_four_threads() {
-    use crate::common::{run as render, scenario as shipped, small_quickstart};
-    // Node-local writers waiting for the drain, and BB servers that fill and stall.
-    let local = scenario("stall-threads", "5MiB", 2, 20, 1);
-    let cases = [
+/// Two cases whose writers stall, as (scenario, overrides): node-local writers waiting for
+/// the drain (scenario `name`), and BB servers that fill and stall.
+fn stalling_cases(name: &str) -> [(PathBuf, Vec<String>); 2] {
+    use crate::common::{scenario as shipped, small_quickstart};
+    [
         (
-            local,
+            scenario(name, "5MiB", 2, 20, 1),
             vec!["burst_buffer.drain.policy=immediate".to_string()],
         ),
         (
@@ -177,8 +176,13 @@ fn stalls_and_spills_give_identical_outputs_on_one_to_four_threads() {
                 "burst_buffer.drain.policy=immediate",
             ]),
         ),
-    ];
-    for (path, set) in cases {
+    ]
+}
+
+#[test]
+fn stalls_and_spills_give_identical_outputs_on_one_to_four_threads() {
+    use crate::common::run as render;
+    for (path, set) in stalling_cases("stall-threads") {
         let loaded = load(&path, &set);
         let reference = render(&loaded, 1);
         let stalled = summary(&reference)["sizing"]["jobs"][0]["time_stalled_sum_s"]
@@ -198,26 +202,12 @@ fn stalls_and_spills_give_identical_outputs_on_one_to_four_threads() {
 
 /// Each time a rank's write waited for space, as `[start, end)` ps, lies within one of that
 /// rank's I/O busy intervals, and the waits add up to the ranks' stall time exactly; the
-/// timeline draws them in the stall colour under a "stall" legend entry. Node-local writers
-/// waiting for the drain, and BB servers that fill and stall.
+/// timeline draws them in the stall colour under a "stall" legend entry.
 #[test]
 fn stalled_writes_are_intervals_on_the_timeline() {
-    use crate::common::{file, scenario as shipped, small_quickstart};
+    use crate::common::file;
     use bbsim_sim::output::chart::{svg_texts, IoKind};
-    let cases = [
-        (
-            scenario("stall-timeline", "5MiB", 2, 20, 1),
-            vec!["burst_buffer.drain.policy=immediate".to_string()],
-        ),
-        (
-            shipped("quickstart.toml"),
-            small_quickstart(&[
-                "burst_buffer.ssd.capacity=1MB",
-                "burst_buffer.drain.policy=immediate",
-            ]),
-        ),
-    ];
-    for (path, set) in cases {
+    for (path, set) in stalling_cases("stall-timeline") {
         let loaded = load(&path, &set);
         let f = loaded.run(1, |_| {}).expect("runs");
         let r = &f.results;
