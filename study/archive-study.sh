@@ -41,7 +41,7 @@ for s in "$SRC"/runs/*/; do
     *-node-local-* | *-grouped-* | *-global-*) ;;
     *) die "$s: the name is not <system>-<placement>-<mix> with placement node-local, grouped or global" ;;
     esac
-    head -n1 "$s/sweep.csv" | grep -q '^run,dir,burst_buffer.ssd.op_overhead,status,' ||
+    head -n1 "$s/sweep.csv" | grep -Eq '^run,dir,burst_buffer\.ssd\.op_overhead,(burst_buffer\.ssd\.op_overhead_s,)?status,' ||
         die "$s/sweep.csv: expected the header of bbsim sweep (run,dir,burst_buffer.ssd.op_overhead,status,...)"
     SWEEPS="$SWEEPS $name"
 done

@@ -98,8 +98,8 @@ done <"$LIST" | awk -v out="$OUT" "$STUDY_AWK_FIELDS"'
                     print "merge-study.sh: " file ": expected the columns dir, burst_buffer.ssd.op_overhead and status of bbsim sweep" > "/dev/stderr"
                     failed = 1; exit 1
                 }
-                # The widest header of a sweep (the last of equals) is its merged header.
-                if (!(name in header) || n >= ncols[name]) { header[name] = line; ncols[name] = n }
+                # The header of every slice, for the merged header of the sweep (see END).
+                nh[name]++; header[name, nh[name]] = line
                 continue
             }
             delete f
@@ -117,7 +117,20 @@ done <"$LIST" | awk -v out="$OUT" "$STUDY_AWK_FIELDS"'
     }
     END {
         if (failed) exit 1
-        for (name in header) {
+        # The merged header of a sweep: the columns of the last slice, then those only
+        # earlier slices have (columns of older builds), each once.
+        for (name in nh) {
+            merged[name] = ""
+            for (k = nh[name]; k >= 1; k--) {
+                n = split(header[name, k], h, ",")
+                for (i = 1; i <= n; i++) {
+                    if ((name, h[i]) in named) continue
+                    named[name, h[i]] = 1
+                    merged[name] = merged[name] (merged[name] == "" ? "" : ",") h[i]
+                }
+            }
+        }
+        for (name in merged) {
             m = split(substr(order[name], 2), ovh, SUBSEP)
             # insertion sort by overhead in picoseconds
             for (i = 2; i <= m; i++) {
@@ -127,8 +140,8 @@ done <"$LIST" | awk -v out="$OUT" "$STUDY_AWK_FIELDS"'
             }
             dir = out "/runs/" name
             system("mkdir -p \"" dir "\"")
-            print header[name] > (dir "/sweep.csv")
-            n = split(header[name], h, ",")
+            print merged[name] > (dir "/sweep.csv")
+            n = split(merged[name], h, ",")
             for (i = 1; i <= m; i++) {
                 key = name SUBSEP ovh[i]
                 # Only the chosen row: val[] may still hold a column that only a replaced

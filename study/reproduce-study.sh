@@ -107,11 +107,13 @@
 #
 # Output (under OUTPUT_DIR, which must not exist or be empty):
 #   sweep.csv                  one row per run: system, placement, mix, then bbsim's sweep.csv
-#                              columns with job0..job2 (mixes with fewer jobs leave them empty)
+#                              columns with job0..job2 (mixes with fewer jobs leave them empty);
+#                              op_overhead as given and op_overhead_s in seconds
 #   jobs.csv                   one row per run and job: system, placement, mix, op_overhead,
 #                              job, setting (alone / with ...), I/O phase, time in I/O, hops,
-#                              the job's I/O phases (count; lengths and slowest rank's time in
-#                              I/O per phase, `;`-separated) and phase1_time_in_io_max_s
+#                              the job's number of I/O phases, the slowest rank's and the 99th
+#                              percentile rank's time in I/O in the first one
+#                              (phase1_time_in_io_max_s, phase1_time_in_io_p99_s), op_overhead_s
 #   figures/hops.svg           (a) average I/O hops per application, topology and placement
 #   figures/timelines/<mix>-<system>-<placement>.svg
 #                              (b) each rank's I/O over time in the first I/O phase (middle
@@ -123,7 +125,8 @@
 #                              LAMMPS write in one phase, S3D in 3 and HACC in 2 with 300 and
 #                              600 s of computation between them)
 #   scenarios/                 the composed scenarios (with the run's packet size)
-#   runs/<system>-<placement>-<mix>/   each sweep's run directories and sweep.csv
+#   runs/<system>-<placement>-<mix>/   each sweep's run directories, sweep.csv and its long
+#                              tables (sweep-phases.csv: every I/O phase of every job)
 #   runs/<system>-<placement>-<mix>+control/   the control sweeps (STUDY_CONTROLS=1); their
 #                              rows in sweep.csv have mix "<mix>+control" (job0 at its token
 #                              size), in jobs.csv the mix and the setting "apart from <others>

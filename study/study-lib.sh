@@ -37,8 +37,19 @@ STUDY_AWK_FIELDS='
         return n
     }'
 # The per-job columns of the merged sweep.csv (bbsim sweep's, without the job<N>_ prefix), in
-# order; builds before the percentiles wrote only the first ten.
-STUDY_JOB_COLUMNS="name io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases io_phase_lengths_s io_phase_time_in_io_max_s time_in_io_p99_s io_phase_time_in_io_p99_s"
+# order. Builds before the percentiles wrote no time_in_io_p99_s; builds before the tidy
+# sweep.csv wrote each phase's figures as `;`-separated lists (io_phase_time_in_io_max_s,
+# io_phase_time_in_io_p99_s), whose first entries are the phase1_... columns.
+STUDY_JOB_COLUMNS="name io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases phase1_time_in_io_max_s time_in_io_p99_s phase1_time_in_io_p99_s"
+# An awk function: seconds(v) is the duration v (a number with the unit s, ms, us or ns) in
+# seconds, as bbsim sweep writes it (exact decimals, no trailing zeros).
+STUDY_AWK_SECONDS='
+    function seconds(v,   n, u, s) {
+        n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
+        s = sprintf("%.12f", n / (u == "s" ? 1 : u == "ms" ? 1e3 : u == "us" ? 1e6 : u == "ns" ? 1e9 : 1))
+        sub(/0+$/, "", s); sub(/\.$/, "", s)
+        return s
+    }'
 
 # Builds $OUT/sweep.csv, $OUT/jobs.csv, $OUT/figures/hops.svg and the figures
 # $OUT/figures/io-phase-<app>-<system>.svg from the sweeps $OUT/runs/<system>-<placement>-<mix>
@@ -55,33 +66,48 @@ study_collect() {
     for sys in $SYSTEMS; do for mix in $ORDERED; do for pl in $PLACEMENTS; do
         f="$OUT/runs/$sys-$pl-$mix/sweep.csv"
         [ -f "$f" ] || continue
-        # Columns are taken by name: the run columns in the first sweep's order, then
-        # $STUDY_JOB_COLUMNS for job0..job2, left empty where a sweep (an older build's, or
-        # one with fewer jobs) lacks them.
+        # Columns are taken by name: the run columns in the first sweep's order (the
+        # overhead in seconds after the overhead as given), then $STUDY_JOB_COLUMNS for
+        # job0..job2, left empty where a sweep (an older build's, or one with fewer jobs)
+        # lacks them.
         if [ $first = 1 ]; then
-            RUN_COLUMNS=$(head -n 1 "$f" | tr ',' '\n' | sed '/^job0_name$/,$d' | tr '\n' ' ')
+            RUN_COLUMNS=$(head -n 1 "$f" | awk -F, '{
+                for (i = 1; i <= NF && $i != "job0_name"; i++) {
+                    if ($i == "burst_buffer.ssd.op_overhead_s") continue
+                    printf "%s ", $i
+                    if ($i == "burst_buffer.ssd.op_overhead") printf "%s_s ", $i
+                }
+            }')
         fi
         awk -v sys="$sys" -v pl="$pl" -v mix="$mix" -v first=$first -v jobcols="$STUDY_JOB_COLUMNS" \
-            -v runcols="$RUN_COLUMNS" -F, "$STUDY_AWK_FIELDS"'
+            -v runcols="$RUN_COLUMNS" -F, "$STUDY_AWK_FIELDS$STUDY_AWK_SECONDS"'
             NR == 1 {
                 for (i = 1; i <= NF; i++) col[$i] = i
                 nr = split(runcols, rc, " "); nj = split(jobcols, jc, " ")
                 if (first) {
                     h = "system,placement,mix"
-                    for (i = 1; i <= nr; i++) h = h "," (rc[i] == "burst_buffer.ssd.op_overhead" ? "op_overhead" : rc[i])
+                    for (i = 1; i <= nr; i++) { c = rc[i]; sub(/^burst_buffer\.ssd\./, "", c); h = h "," c }
                     for (j = 0; j < 3; j++) for (i = 1; i <= nj; i++) h = h ",job" j "_" jc[i]
                     print h
                 }
                 next
             }
+            # Column c of the row; for builds without it, the overhead in seconds from the
+            # overhead as given, and a first phase figure from its per-phase list.
+            function cell(c,   l, old) {
+                if (c in col) return v[col[c]]
+                if (c == "burst_buffer.ssd.op_overhead_s" && "burst_buffer.ssd.op_overhead" in col)
+                    return seconds(v[col["burst_buffer.ssd.op_overhead"]])
+                old = c; sub(/_phase1_/, "_io_phase_", old)
+                if (old != c && old in col) { split(v[col[old]], l, ";"); return l[1] }
+                return ""
+            }
             {
+                delete v
                 fields($0, v)
                 line = sys "," pl "," mix
-                for (i = 1; i <= nr; i++) line = line "," (rc[i] in col ? v[col[rc[i]]] : "")
-                for (j = 0; j < 3; j++) for (i = 1; i <= nj; i++) {
-                    c = "job" j "_" jc[i]
-                    line = line "," (c in col ? v[col[c]] : "")
-                }
+                for (i = 1; i <= nr; i++) line = line "," cell(rc[i])
+                for (j = 0; j < 3; j++) for (i = 1; i <= nj; i++) line = line "," cell("job" j "_" jc[i])
                 print line
             }' "$f" >>"$OUT/sweep.csv" || die "collecting $f failed"
         first=0
@@ -90,7 +116,7 @@ study_collect() {
 
     # One row per run and job (ok runs only; a control's first job is left out), for the figures.
     awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print "system,placement,mix,op_overhead,job,setting,io_phase_s,time_in_io_mean_s,time_in_io_max_s,bandwidth_Bps,avg_hops,nonminimal_fraction,io_phases,io_phase_lengths_s,io_phase_time_in_io_max_s,phase1_time_in_io_max_s,time_in_io_p99_s,phase1_time_in_io_p99_s"; next }
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print "system,placement,mix,op_overhead,job,setting,io_phase_s,time_in_io_mean_s,time_in_io_max_s,bandwidth_Bps,avg_hops,nonminimal_fraction,io_phases,phase1_time_in_io_max_s,time_in_io_p99_s,phase1_time_in_io_p99_s,op_overhead_s"; next }
         $col["status"] != "ok" { next }
         {
             for (j = 0; j < 3; j++) {
@@ -105,13 +131,10 @@ study_collect() {
                     setting = "apart from " others " (same nodes)"
                 }
                 printf "%s,%s,%s,%s,%s,%s", $1, $2, mix, $col["op_overhead"], name, setting
-                split("io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases io_phase_lengths_s io_phase_time_in_io_max_s", m, " ")
-                for (i = 1; i <= 9; i++) printf ",%s", $col["job" j "_" m[i]]
-                split($col["job" j "_io_phase_time_in_io_max_s"], first, ";")
-                printf ",%s", first[1]
-                # Older builds wrote no percentiles: their cells stay empty.
-                split(("job" j "_io_phase_time_in_io_p99_s" in col) ? $col["job" j "_io_phase_time_in_io_p99_s"] : "", p99, ";")
-                printf ",%s,%s\n", (("job" j "_time_in_io_p99_s" in col) ? $col["job" j "_time_in_io_p99_s"] : ""), p99[1]
+                # Older builds wrote no percentiles: their cells are empty.
+                split("io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases phase1_time_in_io_max_s time_in_io_p99_s phase1_time_in_io_p99_s", m, " ")
+                for (i = 1; i <= 10; i++) printf ",%s", $col["job" j "_" m[i]]
+                printf ",%s\n", $col["op_overhead_s"]
             }
         }' "$OUT/sweep.csv" >"$OUT/jobs.csv"
 

@@ -400,6 +400,8 @@ struct Active {
     stalled_at: Option<Time>,
     /// Time it waited for space (ps).
     stalled_for: Time,
+    /// When its last wait for space ended (ps; 0 if it never waited).
+    stall_end: Time,
 }
 
 #[derive(Clone, Debug)]
@@ -860,6 +862,7 @@ impl BbServer {
                 stage: None,
                 stalled_at: None,
                 stalled_for: 0,
+                stall_end: 0,
             },
         );
         if self.threads_busy < self.cfg.threads {
@@ -1052,6 +1055,7 @@ impl BbServer {
             if let Some(a) = self.actives.get_mut(&id) {
                 let waited = a.stalled_at.take().map_or(0, |t| now - t);
                 a.stalled_for += waited;
+                a.stall_end = now;
                 self.counters.stall_time += waited;
             }
             self.commit_write(id, ctx);
@@ -1239,6 +1243,7 @@ impl BbServer {
                         status: a.status,
                         hops: r.hops,
                         stalled: a.stalled_for,
+                        stall_end: a.stall_end,
                     }),
                 }),
             }
@@ -1443,6 +1448,7 @@ impl BbServer {
                             stage: Some(stage),
                             stalled_at: None,
                             stalled_for: 0,
+                            stall_end: 0,
                         },
                     );
                     if self.stalled.is_empty() && self.fits(&self.actives[&id].req) {

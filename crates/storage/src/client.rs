@@ -37,6 +37,9 @@ pub struct IoRecord {
     pub spilled: bool,
     /// Longest time any part waited at a server for space (ps).
     pub stalled: Time,
+    /// When that part's wait ended (ps; 0 without a wait): it waited over
+    /// `[stall_end - stalled, stall_end)`.
+    pub stall_end: Time,
 }
 
 #[derive(Clone, Debug)]
@@ -126,6 +129,7 @@ impl IoTracker {
                     total_hops: 0,
                     spilled: false,
                     stalled: 0,
+                    stall_end: 0,
                 },
             },
         );
@@ -145,7 +149,10 @@ impl IoTracker {
         t.rec.max_hops = t.rec.max_hops.max(reply.hops);
         t.rec.total_hops += reply.hops;
         t.rec.spilled |= reply.status == ReplyStatus::Spilled;
-        t.rec.stalled = t.rec.stalled.max(reply.stalled);
+        if reply.stalled > t.rec.stalled {
+            t.rec.stalled = reply.stalled;
+            t.rec.stall_end = reply.stall_end;
+        }
         if t.left == 0 {
             self.pending.remove(&id).map(|t| t.rec)
         } else {
@@ -190,6 +197,7 @@ mod tests {
             status: ReplyStatus::Done,
             hops,
             stalled: 0,
+            stall_end: 0,
         };
         assert!(t
             .on_reply(&reply(&parts[0].1, Endpoint(200), 4), 70)

@@ -412,6 +412,7 @@ impl PfsBackend {
             status: ReplyStatus::Done,
             hops: r.hops,
             stalled: 0,
+            stall_end: 0,
         };
         let ev = StorageEvent::Pfs(PfsEvent(PfsMsg::Done {
             reply,

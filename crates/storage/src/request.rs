@@ -110,6 +110,9 @@ pub struct IoReply {
     /// Time the request waited at the server for space (ps): a write to a full burst buffer
     /// with `full_policy = "stall"`.
     pub stalled: bbsim_engine::Time,
+    /// When its last wait for space ended (ps; 0 if it never waited): a write waits once, so
+    /// it waited over `[stall_end - stalled, stall_end)`.
+    pub stall_end: bbsim_engine::Time,
 }
 
 impl IoReply {
@@ -189,6 +192,7 @@ mod tests {
             status: ReplyStatus::Done,
             hops: 0,
             stalled: 0,
+            stall_end: 0,
         };
         assert_eq!(StorageMsg::Reply(reply).wire_bytes(), 1064);
     }

@@ -294,6 +294,7 @@ impl ClientLp {
                         total_hops: 0,
                         spilled: false,
                         stalled: 0,
+                        stall_end: 0,
                     });
                     self.outstanding -= 1;
                 }

@@ -756,11 +756,12 @@ fn sweep_runs_the_cartesian_product_and_writes_sweep_csv() {
     let csv = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 5, "{csv}");
-    assert!(
-        lines[0].starts_with("run,dir,burst_buffer.placement,burst_buffer.ssd.op_overhead,status")
-    );
-    assert!(lines[1].contains(",node-local,0us,ok,"));
-    assert!(lines[4].contains(",grouped,45us,ok,"));
+    assert!(lines[0].starts_with(
+        "run,dir,burst_buffer.placement,burst_buffer.ssd.op_overhead,\
+             burst_buffer.ssd.op_overhead_s,status"
+    ));
+    assert!(lines[1].contains(",node-local,0us,0,ok,"));
+    assert!(lines[4].contains(",grouped,45us,0.000045,ok,"));
     // Each run has its own directory with its own outputs.
     for l in &lines[1..] {
         let dir = l.split(',').nth(1).expect("dir");

@@ -1,5 +1,5 @@
 //! Per-phase I/O lengths (`io_phases` in summary.json, `job<N>_io_phases` and
-//! `job<N>_io_phase_lengths_s` in sweep.csv) and the `outputs.phase_gap` key.
+//! `sweep-phases.csv` of a sweep) and the `outputs.phase_gap` key.
 
 use std::path::Path;
 
@@ -172,7 +172,7 @@ fn phase_gap_splits_and_merges_as_configured() {
 }
 
 #[test]
-fn sweep_csv_lists_each_jobs_phases() {
+fn sweep_tables_list_each_jobs_phases() {
     let out = scratch("phases-sweep");
     run_ok(&[
         "sweep",
@@ -186,14 +186,13 @@ fn sweep_csv_lists_each_jobs_phases() {
     let csv = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 3, "{csv}");
-    // The per-job columns keep their names and order; the phase columns follow them.
+    // The per-job columns keep their names and order; the first phase's follow the count.
     assert!(
         lines[0].contains(
             ",job0_name,job0_io_phase_s,job0_time_in_io_mean_s,job0_time_in_io_max_s,\
              job0_bandwidth_Bps,job0_avg_hops,job0_nonminimal_fraction,job0_io_phases,\
-             job0_io_phase_lengths_s,job0_io_phase_time_in_io_max_s,job0_time_in_io_p99_s,\
-             job0_io_phase_time_in_io_p99_s,job0_io_time_s,job0_io_phase_bandwidths_Bps,\
-             job1_name,"
+             job0_phase1_time_in_io_max_s,job0_time_in_io_p99_s,\
+             job0_phase1_time_in_io_p99_s,job0_io_time_s,job1_name,"
         ),
         "{}",
         lines[0]
@@ -204,39 +203,52 @@ fn sweep_csv_lists_each_jobs_phases() {
     for l in &lines[1..] {
         assert_eq!(l.split(',').count(), header.len(), "{l}");
     }
+    // Each phase's row in sweep-phases.csv: (run, job) -> [(length_s, time_in_io_max_s,
+    // time_in_io_p99_s)].
+    let phases_csv = std::fs::read_to_string(out.join("sweep-phases.csv")).expect("phases");
+    let ph: Vec<&str> = phases_csv
+        .lines()
+        .next()
+        .expect("header")
+        .split(',')
+        .collect();
+    let pc = |name: &str| ph.iter().position(|h| *h == name).expect(name);
+    let phases = |run: &str, job: &str| -> Vec<[String; 3]> {
+        phases_csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|c| c[pc("run")] == run && c[pc("job")] == job)
+            .map(|c| {
+                ["length_s", "time_in_io_max_s", "time_in_io_p99_s"].map(|n| c[pc(n)].to_string())
+            })
+            .collect()
+    };
     // 1 s: S3D's 3 phases of 20 ms each.
     assert_eq!(get(1, "job0_io_phases"), "3");
-    let lengths: Vec<f64> = get(1, "job0_io_phase_lengths_s")
-        .split(';')
-        .map(|x| x.parse().expect("f64"))
-        .collect();
-    assert_eq!(lengths.len(), 3);
-    for l in &lengths {
-        assert!((l - 0.02).abs() < 1e-8, "{lengths:?}");
+    let s3d = phases("0", "0");
+    assert_eq!(s3d.len(), 3);
+    for p in &s3d {
+        let l: f64 = p[0].parse().expect("f64");
+        assert!((l - 0.02).abs() < 1e-8, "{s3d:?}");
+        // 6 ranks per phase: each phase's 99th percentile is its slowest rank.
+        assert_eq!(p[2], p[1]);
     }
-    assert_eq!(
-        get(1, "job0_io_phase_time_in_io_max_s").split(';').count(),
-        3
-    );
-    // 6 ranks per phase: each phase's 99th percentile is its slowest rank.
-    assert_eq!(
-        get(1, "job0_io_phase_time_in_io_p99_s"),
-        get(1, "job0_io_phase_time_in_io_max_s")
-    );
+    assert_eq!(get(1, "job0_phase1_time_in_io_max_s"), s3d[0][1]);
+    assert_eq!(get(1, "job0_phase1_time_in_io_p99_s"), s3d[0][2]);
     assert_eq!(
         get(1, "job0_time_in_io_p99_s"),
         get(1, "job0_time_in_io_max_s")
     );
     let hacc: usize = get(1, "job1_io_phases").parse().expect("count");
     assert!(hacc > 2);
-    assert_eq!(get(1, "job1_io_phase_lengths_s").split(';').count(), hacc);
+    assert_eq!(phases("0", "1").len(), hacc);
     // 200 s: one phase per job, the job's io_phase_s.
-    for j in ["job0", "job1"] {
-        assert_eq!(get(2, &format!("{j}_io_phases")), "1");
-        assert_eq!(
-            get(2, &format!("{j}_io_phase_lengths_s")),
-            get(2, &format!("{j}_io_phase_s"))
-        );
+    for (j, job) in ["job0", "job1"].iter().enumerate() {
+        assert_eq!(get(2, &format!("{job}_io_phases")), "1");
+        let one = phases("1", &j.to_string());
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0][0], get(2, &format!("{job}_io_phase_s")));
     }
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -332,6 +332,43 @@ fn run_figures_have_axes_units_and_legends() {
             "{f} differs between 1 and 3 threads"
         );
     }
+    // `bbsim size`'s figure: cost against the first target's metric.
+    let sized = scratch("figures-size");
+    run_ok(&[
+        "size",
+        scn.to_str().expect("utf-8"),
+        "--dim",
+        "burst_buffer.placement=none,grouped",
+        "--dim",
+        "burst_buffer.ssds_per_server=1,2",
+        "--target",
+        "io_time_max_s<=12ms",
+        "--exhaustive",
+        "--quiet",
+        "--out",
+        sized.to_str().expect("utf-8"),
+    ]);
+    let t = svg_texts(&std::fs::read_to_string(sized.join("sizing.svg")).expect("sizing.svg"));
+    for w in [
+        "tiny-fattree: cost against io_time_max_s",
+        "io_time_max_s (s)",
+        "total cost (US$)",
+        "$0",
+        "$200k",
+        "0.01",
+        "meets every target",
+        "misses a target",
+        "Pareto front",
+        "target io_time_max_s<=0.012 s",
+        "chosen",
+        "chosen: placement=none ssds_per_server=1 ($0, 0.0101047 s)",
+    ] {
+        assert!(
+            t.iter().any(|x| x == w),
+            "sizing.svg: no text {w:?} in {t:?}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&a);
     let _ = std::fs::remove_dir_all(&b);
+    let _ = std::fs::remove_dir_all(&sized);
 }

@@ -714,9 +714,10 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
     let f = base.join("f");
     std::fs::create_dir_all(f.join("runs/summit-global-gtc")).expect("mkdir");
     let csv = std::fs::read_to_string(c.join("runs/summit-global-gtc/sweep.csv")).expect("csv");
+    assert!(csv.contains(",20us,0.00002,ok,"), "{csv}");
     std::fs::write(
         f.join("runs/summit-global-gtc/sweep.csv"),
-        csv.replace(",20us,ok,", ",20us,error,"),
+        csv.replace(",20us,0.00002,ok,", ",20us,0.00002,error,"),
     )
     .expect("write");
     let (ok, e) = merge_study(&base.join("af"), &[&a, &f]);
@@ -731,7 +732,7 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
     let header = csv.lines().next().expect("header");
     let cols = header.split(',').count();
     let message = "\"failed: jobs[0].bytes_per_rank: expected a size, got \"\"lots\"\"\"";
-    let failed = format!("0,run-000,20us,{message}{}", ",".repeat(cols - 4));
+    let failed = format!("0,run-000,20us,0.00002,{message}{}", ",".repeat(cols - 5));
     std::fs::write(
         g.join("runs/summit-global-gtc-ior/sweep.csv"),
         format!("{header}\n{failed}\n"),
@@ -749,7 +750,9 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
         .find(|l| l.starts_with("summit,global,gtc-ior,"))
         .expect("the failed run's row");
     assert!(
-        row.starts_with(&format!("summit,global,gtc-ior,0,run-000,20us,{message},")),
+        row.starts_with(&format!(
+            "summit,global,gtc-ior,0,run-000,20us,0.00002,{message},"
+        )),
         "{row}"
     );
     assert_eq!(
@@ -1156,6 +1159,33 @@ fn this_build_reproduces_an_archived_full_scale_run() {
     // in I/O phases). A job's bandwidth is now its bytes over its time in I/O phases, no
     // longer over its first-to-last I/O span: the archive's figure scaled by span / time.
     let then = row(&archived);
+    // The archive's build wrote each phase's figures as `;`-separated lists; this build's
+    // sweep-phases.csv has one row per phase: (job, column) -> the 20 us run's list.
+    let phases = {
+        let text =
+            std::fs::read_to_string(out.join("runs/summit-node-local-s3d-ior/sweep-phases.csv"))
+                .expect("sweep-phases.csv");
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+        let mut lists = std::collections::BTreeMap::<String, Vec<String>>::new();
+        for l in lines {
+            let cells: std::collections::BTreeMap<&str, &str> =
+                header.iter().copied().zip(l.split(',')).collect();
+            if cells["burst_buffer.ssd.op_overhead_s"] != "0.00002" {
+                continue;
+            }
+            for (old, c) in [
+                ("io_phase_lengths_s", "length_s"),
+                ("io_phase_time_in_io_max_s", "time_in_io_max_s"),
+            ] {
+                lists
+                    .entry(format!("job{}_{old}", cells["job"]))
+                    .or_default()
+                    .push(cells[c].to_string());
+            }
+        }
+        lists
+    };
     let num = |m: &std::collections::BTreeMap<String, String>, k: &str| -> f64 {
         m[k].parse().unwrap_or_else(|_| panic!("{k}: {}", m[k]))
     };
@@ -1170,8 +1200,13 @@ fn this_build_reproduces_an_archived_full_scale_run() {
             );
             continue;
         }
+        if let Some(list) = phases.get(k) {
+            assert_eq!(&list.join(";"), v, "column {k}");
+            continue;
+        }
         assert_eq!(now.get(k), Some(v), "column {k}");
     }
+    assert_eq!(now["burst_buffer.ssd.op_overhead_s"], "0.00002");
     assert_eq!(now["status"], "ok");
     assert_eq!(now["job1_name"], "ior");
     // The columns the archive's build did not write: IOR's 768 ranks, 6 per node-local SSD,
@@ -1184,9 +1219,10 @@ fn this_build_reproduces_an_archived_full_scale_run() {
         "IOR p99 {p99} s, max {max} s"
     );
     assert_eq!(
-        now["job1_io_phase_time_in_io_p99_s"].split(';').count(),
-        now["job1_io_phases"].parse::<usize>().expect("phases")
+        now["job1_phase1_time_in_io_p99_s"], now["job1_time_in_io_p99_s"],
+        "IOR writes in one phase"
     );
+    assert!(now.values().all(|v| !v.contains(';')), "{now:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1355,7 +1391,8 @@ fn compare_script_matches_runs_and_checks_a_tolerance() {
 
 /// Slices from builds with and without the percentile columns merge by column name: the
 /// older build's rows keep each value under its own column and leave the percentiles empty;
-/// this build's rows fill them, and jobs.csv carries them on.
+/// this build's rows fill them, and jobs.csv carries them on. The older build's per-phase
+/// lists give the first phase's figures; the merged tables hold no list.
 #[test]
 fn slices_of_older_builds_merge_by_column_name() {
     let out = scratch("study-mixed-builds");
@@ -1400,6 +1437,10 @@ fn slices_of_older_builds_merge_by_column_name() {
             })
             .collect()
     };
+    for f in ["sweep.csv", "jobs.csv"] {
+        let text = std::fs::read_to_string(merged.join(f)).expect(f);
+        assert!(!text.contains(';'), "{f}: {text}");
+    }
     let rows = table(&merged.join("sweep.csv"));
     let archived = table(&old_sweep);
     let mut seen = (0, 0);
@@ -1417,16 +1458,26 @@ fn slices_of_older_builds_merge_by_column_name() {
                 "events",
                 "job0_time_in_io_mean_s",
                 "job1_io_phase_s",
-                "job1_io_phase_time_in_io_max_s",
                 "job1_nonminimal_fraction",
             ] {
                 assert_eq!(r[c], a[c], "{c} at {}", r["op_overhead"]);
             }
+            // The older build's per-phase lists give the first phase's figure, its
+            // overhead as given the overhead in seconds.
+            for j in ["job0", "job1"] {
+                let list = &a[&format!("{j}_io_phase_time_in_io_max_s")];
+                let first = list.split(';').next().expect("a phase");
+                assert_eq!(r[&format!("{j}_phase1_time_in_io_max_s")], first);
+            }
+            let ovh = r["op_overhead"].trim_end_matches("us");
+            let secs: f64 = r["op_overhead_s"].parse().expect("op_overhead_s");
+            assert!((secs * 1e6 - ovh.parse::<f64>().expect("us")).abs() < 1e-9);
             assert_eq!(r["job0_time_in_io_p99_s"], "");
-            assert_eq!(r["job1_io_phase_time_in_io_p99_s"], "");
+            assert_eq!(r["job1_phase1_time_in_io_p99_s"], "");
         } else {
             seen.1 += 1;
             for j in ["job0", "job1"] {
+                assert!(!r[&format!("{j}_phase1_time_in_io_max_s")].is_empty());
                 let p99: f64 = r[&format!("{j}_time_in_io_p99_s")].parse().expect("p99");
                 let max: f64 = r[&format!("{j}_time_in_io_max_s")].parse().expect("max");
                 assert!(p99 > 0.0 && p99 <= max, "{j}: {p99} > {max}");

@@ -1,6 +1,7 @@
 //! The long-form sweep tables (`sweep-points.csv`, `sweep-jobs.csv`, `sweep-phases.csv`):
 //! one number or label per cell, units in the column names, and the same figures as the
-//! wide `sweep.csv`.
+//! wide `sweep.csv`, which is tidy too: no packed lists, each varied value with a unit also
+//! as a number in its base unit.
 
 use crate::common::{data, run_ok, scratch};
 use std::collections::BTreeMap;
@@ -51,7 +52,7 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
         "--out",
         out.to_str().expect("utf-8"),
     ]);
-    let (_, wide) = table(&out.join("sweep.csv"));
+    let (wide_head, wide) = table(&out.join("sweep.csv"));
     let (points_head, points) = table(&out.join("sweep-points.csv"));
     let (jobs_head, jobs) = table(&out.join("sweep-jobs.csv"));
     let (phases_head, phases) = table(&out.join("sweep-phases.csv"));
@@ -67,8 +68,50 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
     assert!(phases_head
         .join(",")
         .starts_with(&format!("{lead},job,name,phase,start_s,")));
-    // Every cell is a number, empty, or one of the label columns' names.
+    // sweep.csv: each varied value as given, then its numeric twin; no `;` in any cell.
+    assert!(wide_head.join(",").starts_with(
+        "run,dir,burst_buffer.placement,burst_buffer.ssd.op_overhead,\
+         burst_buffer.ssd.op_overhead_s,burst_buffer.ssd.capacity,\
+         burst_buffer.ssd.capacity_bytes,status,"
+    ));
+    for w in &wide {
+        assert!(w.values().all(|v| !v.contains(';')), "{w:?}");
+        let p = &points[w["run"].parse::<usize>().expect("run")];
+        for c in [
+            "burst_buffer.ssd.op_overhead_s",
+            "burst_buffer.ssd.capacity_bytes",
+        ] {
+            assert_eq!(w[c], p[c], "{c}");
+        }
+    }
+    // Every varied column whose values carry a unit (a number, then letters) has a twin
+    // named with the base unit.
+    let status = wide_head
+        .iter()
+        .position(|c| c == "status")
+        .expect("status");
+    let with_unit: Vec<&String> = wide_head[2..status]
+        .iter()
+        .filter(|c| {
+            wide.iter().any(|w| {
+                w[*c].starts_with(|ch: char| ch.is_ascii_digit()) && w[*c].parse::<f64>().is_err()
+            })
+        })
+        .collect();
+    assert_eq!(with_unit.len(), 2, "{wide_head:?}");
+    for c in with_unit {
+        assert!(
+            ["_s", "_bytes", "_Bps"]
+                .iter()
+                .any(|u| wide_head[2..status].contains(&format!("{c}{u}"))),
+            "{c} has no numeric twin"
+        );
+    }
+    const GIVEN: [&str; 2] = ["burst_buffer.ssd.op_overhead", "burst_buffer.ssd.capacity"];
+    // Every cell is a number, empty, or one of the label columns' names (sweep.csv also the
+    // varied values as given).
     for (head, rows) in [
+        (&wide_head, &wide),
         (&points_head, &points),
         (&jobs_head, &jobs),
         (&phases_head, &phases),
@@ -79,7 +122,9 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
         assert_eq!(names.len(), head.len(), "unique column names: {head:?}");
         for r in rows.iter() {
             for (c, v) in r {
-                if LABELS.contains(&c.as_str()) || v.is_empty() {
+                let label = c.strip_prefix("job").and_then(|c| c.split_once('_'));
+                let label = label.map_or(c.as_str(), |(_, name)| name);
+                if LABELS.contains(&label) || GIVEN.contains(&c.as_str()) || v.is_empty() {
                     continue;
                 }
                 assert!(v.parse::<f64>().is_ok(), "{c} = {v} is not a number");
@@ -105,7 +150,7 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
         assert_eq!(p["error"], "");
     }
     // One jobs row per point and job, one phases row per I/O phase, with sweep.csv's
-    // figures (its `;`-joined phase lists unpacked).
+    // figures (its first-phase columns the first phase's).
     let jobs_per_point = wide[0]
         .keys()
         .filter(|k| k.ends_with("_name") && k.starts_with("job"))
@@ -120,6 +165,7 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
             "time_in_io_max_s",
             "bandwidth_Bps",
             "io_phases",
+            "time_in_io_p99_s",
         ] {
             assert_eq!(j[c], w[&col(c)], "{c}");
         }
@@ -129,18 +175,10 @@ fn long_tables_are_numeric_and_agree_with_sweep_csv() {
             .filter(|p| p["run"] == j["run"] && p["job"] == j["job"])
             .collect();
         assert_eq!(mine.len().to_string(), j["io_phases"]);
-        let joined = |c: &str| {
-            mine.iter()
-                .map(|p| p[c].as_str())
-                .collect::<Vec<_>>()
-                .join(";")
-        };
-        assert_eq!(joined("length_s"), w[&col("io_phase_lengths_s")]);
-        assert_eq!(
-            joined("time_in_io_max_s"),
-            w[&col("io_phase_time_in_io_max_s")]
-        );
-        assert_eq!(joined("bandwidth_Bps"), w[&col("io_phase_bandwidths_Bps")]);
+        for c in ["time_in_io_max_s", "time_in_io_p99_s"] {
+            let first = mine.first().map(|p| p[c].as_str()).unwrap_or("");
+            assert_eq!(first, w[&col(&format!("phase1_{c}"))], "{c}");
+        }
         let numbers: Vec<String> = (0..mine.len()).map(|k| k.to_string()).collect();
         assert_eq!(
             mine.iter().map(|p| p["phase"].clone()).collect::<Vec<_>>(),

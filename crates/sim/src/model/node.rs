@@ -110,6 +110,9 @@ struct Inflight {
     ops: u32,
     /// Time it waited for room on a full device (ps).
     stalled: Time,
+    /// When it waited for room, `[start, end)` in ps (the longest-waiting part's wait for an
+    /// operation striped over several servers).
+    stall: Option<(Time, Time)>,
 }
 
 /// Where one file's data lives, as seen from one compute node.
@@ -411,6 +414,9 @@ impl NodeLp {
                 continue;
             };
             f.stalled += waited;
+            if waited > 0 {
+                f.stall = Some((ctx.now() - waited, ctx.now()));
+            }
             let ops = f.ops;
             self.submit_local(w.id, IoOp::Write, w.job, w.file, w.offset, w.len, ops, ctx);
         }
@@ -589,6 +595,10 @@ impl NodeLp {
                                 }
                                 if let Some(f) = self.inflight.get_mut(&rec.id) {
                                     f.stalled += rec.stalled;
+                                    if rec.stalled > 0 {
+                                        f.stall =
+                                            Some((rec.stall_end - rec.stalled, rec.stall_end));
+                                    }
                                 }
                                 if let Some(f) = self
                                     .inflight
@@ -965,6 +975,7 @@ impl NodeLp {
                 fill,
                 ops,
                 stalled: 0,
+                stall: None,
             },
         );
         if waits {
@@ -1026,6 +1037,9 @@ impl NodeLp {
         }
         let (li, now) = (f.local as usize, ctx.now());
         self.rank_io[li].time_stalled += f.stalled;
+        if let Some(stall) = f.stall {
+            self.rank_io[li].stalls.push(stall);
+        }
         if f.ops <= 1 {
             self.queue_local_drain(&f.target, f.op, ctx);
             self.push_record(li, f.op, f.start, now, f.target, f.hops, f.parts);

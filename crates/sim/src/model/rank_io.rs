@@ -26,6 +26,9 @@ pub struct RankIo {
     pub net_hops: u64,
     /// Time its writes waited for room on a full device (ps; part of `time_in_io`).
     pub time_stalled: Time,
+    /// When its writes waited for room on a full device: `[start, end)` in ps per write that
+    /// waited, in completion order (for the timeline plot).
+    pub stalls: Vec<(Time, Time)>,
     /// Busy intervals `[start, end)` in ps before the last one, with the bytes their
     /// operations moved, in completion order.
     closed: Vec<(Time, Time, u64)>,

@@ -114,6 +114,9 @@ pub(crate) fn render(
 /// Where an I/O operation went and which way, for colours and legends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum IoKind {
+    /// A write waiting for room on a full burst-buffer device (`full_policy = "stall"`):
+    /// part of a write's time, drawn over it (first in legend order).
+    Stall,
     /// Write to burst-buffer servers.
     BbWrite,
     /// Read from burst-buffer servers.
@@ -137,7 +140,8 @@ pub enum IoKind {
 
 impl IoKind {
     /// Every kind, in legend order.
-    pub const ALL: [IoKind; 9] = [
+    pub const ALL: [IoKind; 10] = [
+        IoKind::Stall,
         IoKind::BbWrite,
         IoKind::BbRead,
         IoKind::SpillWrite,
@@ -172,6 +176,7 @@ impl IoKind {
     /// Its legend label.
     pub fn label(self) -> &'static str {
         match self {
+            IoKind::Stall => "stall (write waiting for space)",
             IoKind::BbWrite => "BB write",
             IoKind::BbRead => "BB read",
             IoKind::SpillWrite => "BB write spilled to PFS",
@@ -185,9 +190,10 @@ impl IoKind {
     }
 
     /// Its colour: a hue per target (BB blue, PFS orange, node-local green, cache purple,
-    /// spilled red), dark for writes and light for reads.
+    /// spilled red), dark for writes and light for reads; stalls yellow.
     pub fn colour(self) -> RGBColor {
         match self {
+            IoKind::Stall => RGBColor(235, 195, 0),
             IoKind::BbWrite => RGBColor(31, 100, 180),
             IoKind::BbRead => RGBColor(120, 180, 230),
             IoKind::SpillWrite => RGBColor(214, 39, 40),
@@ -277,7 +283,8 @@ pub(crate) fn text_width(text: &str, size: f64) -> u32 {
 }
 
 /// One legend entry: a colour swatch (a filled square, or a line when `line` is set; dashed
-/// when `dashed` is set too) and its label.
+/// when `dashed` is set too; a circle when `circle` is set, an outline when `hollow` is set
+/// too) and its label.
 #[derive(Clone, Debug)]
 pub(crate) struct LegendEntry {
     /// The label.
@@ -288,6 +295,10 @@ pub(crate) struct LegendEntry {
     pub line: bool,
     /// A dashed line swatch.
     pub dashed: bool,
+    /// A circle swatch (a point marker).
+    pub circle: bool,
+    /// An outlined circle swatch.
+    pub hollow: bool,
 }
 
 impl LegendEntry {
@@ -298,6 +309,24 @@ impl LegendEntry {
             colour,
             line: false,
             dashed: false,
+            circle: false,
+            hollow: false,
+        }
+    }
+
+    /// A filled-circle entry (a point marker).
+    pub fn dot(label: impl Into<String>, colour: RGBColor) -> Self {
+        LegendEntry {
+            circle: true,
+            ..Self::square(label, colour)
+        }
+    }
+
+    /// An outlined-circle entry (a hollow point marker).
+    pub fn ring(label: impl Into<String>, colour: RGBColor) -> Self {
+        LegendEntry {
+            hollow: true,
+            ..Self::dot(label, colour)
         }
     }
 
@@ -308,6 +337,8 @@ impl LegendEntry {
             colour,
             line: true,
             dashed,
+            circle: false,
+            hollow: false,
         }
     }
 }
@@ -353,6 +384,13 @@ pub(crate) fn draw_legend(area: &Area, entries: &[LegendEntry]) -> DrawResult {
             } else {
                 area.draw(&PathElement::new(vec![(x, y), (x + 24, y)], style))?;
             }
+        } else if e.circle {
+            let style = if e.hollow {
+                e.colour.stroke_width(2)
+            } else {
+                e.colour.filled()
+            };
+            area.draw(&Circle::new((x + 11, y), 6, style))?;
         } else {
             area.draw(&Rectangle::new(
                 [(x + 4, y - 7), (x + 18, y + 7)],

@@ -295,6 +295,9 @@ pub struct Results {
     /// Per job: (rank, start ps, end ps, bytes) of its ranks' I/O busy intervals, operations
     /// that follow each other without a gap merged (for the phases and the timeline plot).
     pub busy: Vec<Vec<BusyInterval>>,
+    /// Per job: (rank, start ps, end ps) of each time one of its ranks' writes waited for
+    /// room on a full burst-buffer device (for the timeline plot).
+    pub stalls: Vec<Vec<(u32, Time, Time)>>,
     /// Per-rank rows, sorted by job and rank.
     pub ranks: Vec<RankRow>,
     /// Per-job summaries.
@@ -384,6 +387,7 @@ struct Collector<'a> {
     period: Time,
     timeline: Vec<TimelineRow>,
     busy: Vec<Vec<BusyInterval>>,
+    stalls: Vec<Vec<(u32, Time, Time)>>,
     ranks: Vec<RankRow>,
     jobs: Vec<JobTally>,
     written_to: WrittenTo,
@@ -404,6 +408,7 @@ impl<'a> Collector<'a> {
             period: last_event.max(1),
             timeline: Vec::new(),
             busy: vec![Vec::new(); njobs],
+            stalls: vec![Vec::new(); njobs],
             ranks: Vec::new(),
             jobs: vec![JobTally::default(); njobs],
             written_to: WrittenTo::default(),
@@ -478,6 +483,7 @@ impl<'a> Collector<'a> {
             t.net_ops += io.net_ops;
             t.net_hops += io.net_hops;
             self.busy[j as usize].extend(io.busy_bytes().map(|(a, b, n)| (rank, a, b, n)));
+            self.stalls[j as usize].extend(io.stalls.iter().map(|&(a, b)| (rank, a, b)));
             self.ranks.push(RankRow {
                 job: j,
                 rank,
@@ -629,6 +635,7 @@ impl<'a> Collector<'a> {
             reservations: self.reservations,
             timeline: self.timeline,
             busy: self.busy,
+            stalls: self.stalls,
             ranks: self.ranks,
             jobs,
             devices: self.devices,

@@ -1,5 +1,5 @@
 //! The run's SVG figures from its results: `timeline.svg` (per-rank I/O by target and
-//! direction), `hops.svg` (how many router hops the I/O operations that crossed the network
+//! direction, and writes' waits for space), `hops.svg` (how many router hops the I/O operations that crossed the network
 //! took, per job), `utilisation.svg` (links and SSDs, 0-100 %) and, with burst-buffer
 //! devices, `occupancy.svg`.
 
@@ -34,7 +34,8 @@ pub fn figures(name: &str, r: &Results) -> Vec<(&'static str, String)> {
 }
 
 /// Each job's I/O intervals: its operations that moved bytes, with their targets, when the
-/// run kept them (`outputs.timeline`), otherwise its ranks' busy intervals without a target.
+/// run kept them (`outputs.timeline`), otherwise its ranks' busy intervals without a target;
+/// and the times its ranks' writes waited for room on a full device.
 fn timelines(r: &Results) -> Vec<JobTimeline> {
     let mut jobs: Vec<JobTimeline> = r
         .jobs
@@ -73,6 +74,15 @@ fn timelines(r: &Results) -> Vec<JobTimeline> {
                 kind,
             });
         }
+    }
+    for (job, stalls) in jobs.iter_mut().zip(&r.stalls) {
+        job.intervals
+            .extend(stalls.iter().map(|&(rank, start, end)| IoSpan {
+                rank,
+                start,
+                end,
+                kind: IoKind::Stall,
+            }));
     }
     jobs
 }

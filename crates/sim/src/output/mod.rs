@@ -13,7 +13,7 @@
 //! - [`chart`]: what the figures share (drawing with `plotters`, colours of I/O kinds, units,
 //!   legends); [`plot`]: per-rank I/O timelines; [`bars`]: bar charts;
 //!   [`occupancy_plot`]: burst-buffer fill over time per device; [`scatter`]: one value
-//!   against another with the Pareto front; [`svg_text`]: SVG written as text (`sizing.svg`);
+//!   against another with the Pareto front;
 //! - [`csv_text`]: CSV text with RFC 4180 quoting (the `csv` crate), for every CSV file;
 //! - [`cost`]: the capital and energy cost of the burst-buffer design;
 //! - [`describe`]: the granularity and job lines of `bbsim validate`;
@@ -41,7 +41,6 @@ pub mod plot;
 pub mod readback;
 pub mod report;
 pub mod scatter;
-pub mod svg_text;
 pub mod sweep;
 
 pub use collect::{reduce, secs, secs_f, Results};

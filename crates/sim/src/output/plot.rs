@@ -1,6 +1,6 @@
 //! `timeline.svg`: each rank's I/O over time, one panel per job, coloured by where the I/O
 //! went and which way (burst buffer, PFS, node-local SSD, read cache; writes dark, reads
-//! light).
+//! light), with the times writes waited for room on a full device ("stall") drawn over them.
 //!
 //! Each panel has its own time axis, from the job's first I/O to its last, so a job whose
 //! I/O is a few milliseconds of a long run is still visible: in simulated time where its

@@ -2,6 +2,11 @@
 //! varied values and one directory per run), and one row per run with its headline metrics,
 //! its design's cost, its job 0's speed-up over the PFS-only baseline and per-job columns;
 //! and the same figures in long form ([`tidy`]) for data-frame tools.
+//!
+//! Every cell of `sweep.csv` is one number or one label: a varied value with a unit is given
+//! as written and as a number in its base unit (the column named with the unit, as in the
+//! long tables), and per-phase figures are in `sweep-phases.csv`, apart from each job's first
+//! I/O phase (`job<N>_phase1_...`).
 
 use super::capacity::JobSizing;
 use super::collect::{JobSummary, Results};
@@ -37,8 +42,9 @@ const RUN_COLUMNS: [&str; 14] = [
     "job0_speedup_per_musd",
 ];
 
-/// Per-job columns of `sweep.csv` (each prefixed with `job<N>_`).
-const JOB_COLUMNS: [&str; 14] = [
+/// Per-job columns of `sweep.csv` (each prefixed with `job<N>_`); `phase1_...` are of the
+/// job's first I/O phase (empty without one).
+const JOB_COLUMNS: [&str; 12] = [
     "name",
     "io_phase_s",
     "time_in_io_mean_s",
@@ -47,12 +53,10 @@ const JOB_COLUMNS: [&str; 14] = [
     "avg_hops",
     "nonminimal_fraction",
     "io_phases",
-    "io_phase_lengths_s",
-    "io_phase_time_in_io_max_s",
+    "phase1_time_in_io_max_s",
     "time_in_io_p99_s",
-    "io_phase_time_in_io_p99_s",
+    "phase1_time_in_io_p99_s",
     "io_time_s",
-    "io_phase_bandwidths_Bps",
 ];
 
 /// A sweep's runs: the varied keys with their values, and every combination of them.
@@ -182,20 +186,18 @@ pub struct SweepRun {
 
 /// The text of `sweep.csv` for the runs of `plan`, in run order: a header line, then one
 /// line per run. Times are in seconds, bandwidths in bytes per second, costs in US dollars.
+/// No cell holds a `;`.
 pub fn sweep_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
     let max_jobs = runs
         .iter()
         .filter_map(|r| r.outcome.as_ref().ok().map(|o| o.jobs.len()))
         .max()
         .unwrap_or(0);
-    let mut csv = header(&plan.vars, max_jobs);
+    let lead = tidy::Leading::with_given(plan);
+    let mut csv = header(&lead.header, max_jobs);
     let placement = plan.vars.iter().position(|(k, _)| k == PLACEMENT_KEY);
     for r in runs {
-        let _ = write!(csv, "{},{}", r.index, csv_field(&r.dir));
-        for v in &r.values {
-            csv.push(',');
-            csv.push_str(&csv_field(v));
-        }
+        csv.push_str(&lead.cells(r));
         match &r.outcome {
             Ok(f) => {
                 let base = placement.and_then(|p| pfs_baseline(runs, r, p));
@@ -212,13 +214,10 @@ pub fn sweep_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
     csv
 }
 
-/// The header line of `sweep.csv` for runs with at most `max_jobs` jobs.
-fn header(vars: &[(String, Vec<String>)], max_jobs: usize) -> String {
-    let mut csv = String::from("run,dir");
-    for (k, _) in vars {
-        csv.push(',');
-        csv.push_str(&csv_field(k));
-    }
+/// The header line of `sweep.csv` for runs with at most `max_jobs` jobs, after the leading
+/// names `lead` (`run`, `dir` and the varied keys).
+fn header(lead: &str, max_jobs: usize) -> String {
+    let mut csv = lead.to_string();
     for c in RUN_COLUMNS {
         csv.push(',');
         csv.push_str(c);
@@ -329,15 +328,14 @@ fn run_columns(f: &RunFigures, c: &Cost, pfs_phase_s: Option<f64>) -> String {
     )
 }
 
-/// The columns of a failed run: its status `failed: <why>` on one line, then empty cells.
+/// The columns of a failed run: its status `failed: <why>` on one line (runs of white space
+/// as one space, `;` as `,`), then empty cells.
 fn failed_columns(why: &str, max_jobs: usize) -> String {
-    // One line per run: the message's line breaks become "; ".
     let why = why
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
+        .split_whitespace()
         .collect::<Vec<_>>()
-        .join("; ");
+        .join(" ")
+        .replace(';', ",");
     let mut s = format!(",{}", csv_field(&format!("failed: {why}")));
     s.push_str(&",".repeat(RUN_COLUMNS.len() - 1));
     for _ in 0..max_jobs {
@@ -353,7 +351,7 @@ fn job_columns(js: Option<&JobSummary>) -> String {
         return ",".repeat(JOB_COLUMNS.len());
     };
     format!(
-        ",{},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4},{},{},{},{:.9},{},{:.9},{}",
+        ",{},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4},{},{},{:.9},{},{:.9}",
         csv_field(&js.name),
         js.io_phase_s,
         js.time_in_io_mean_s,
@@ -362,26 +360,19 @@ fn job_columns(js: Option<&JobSummary>) -> String {
         js.avg_hops,
         js.nonminimal_fraction,
         js.io_phases.len(),
-        phase_list(&js.io_phases, |p| p.length_s),
-        phase_list(&js.io_phases, |p| p.time_in_io_max_s),
+        first_phase(js, |p| p.time_in_io_max_s),
         js.time_in_io_p99_s,
-        phase_list(&js.io_phases, |p| p.time_in_io_p99_s),
+        first_phase(js, |p| p.time_in_io_p99_s),
         js.io_time_s,
-        js.io_phases
-            .iter()
-            .map(|p| format!("{:.0}", p.bandwidth_bps))
-            .collect::<Vec<_>>()
-            .join(";")
     )
 }
 
-/// One value per I/O phase, `;`-separated (no CSV quoting needed), in seconds.
-fn phase_list(phases: &[IoPhase], value: impl Fn(&IoPhase) -> f64) -> String {
-    phases
-        .iter()
+/// `value` (s) of the job's first I/O phase, empty without one.
+fn first_phase(js: &JobSummary, value: impl Fn(&IoPhase) -> f64) -> String {
+    js.io_phases
+        .first()
         .map(|p| format!("{:.9}", value(p)))
-        .collect::<Vec<_>>()
-        .join(";")
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -413,25 +404,55 @@ mod tests {
 
     #[test]
     fn failed_runs_keep_the_column_count() {
-        let vars = vec![(PLACEMENT_KEY.to_string(), vec!["none".to_string()])];
-        let head = header(&vars, 1);
+        let plan = SweepPlan::new(vec![(PLACEMENT_KEY.to_string(), vec!["none".to_string()])]);
+        let head = header(&tidy::Leading::with_given(&plan).header, 1);
         assert!(head.starts_with(
             "run,dir,burst_buffer.placement,status,simulated_time_s,events,wall_s,\
              cost_capital_usd,cost_energy_usd,cost_total_usd,usd_per_gb_per_s,usd_per_tb,\
              cost_ssds_usd,cost_servers_usd,cost_network_usd,job0_speedup_vs_pfs,job0_speedup_per_musd,job0_name,job0_io_phase_s,"
         ));
-        assert!(
-            head.contains(",job0_io_time_s,job0_io_phase_bandwidths_Bps,fullest_device_peak_pct,")
-        );
+        assert!(head.contains(
+            ",job0_io_phases,job0_phase1_time_in_io_max_s,job0_time_in_io_p99_s,\
+             job0_phase1_time_in_io_p99_s,job0_io_time_s,fullest_device_peak_pct,"
+        ));
         assert!(head.ends_with(",job0_drain_done_s\n"));
-        let failed = failed_columns("no \"luck\", sorry", 1);
-        assert!(failed.starts_with(",\"failed: no \"\"luck\"\", sorry\","));
+        let failed = failed_columns("no \"luck\", sorry;\n  try   again", 1);
+        let status = "\"failed: no \"\"luck\"\", sorry, try again\"";
+        assert!(failed.starts_with(&format!(",{status},")), "{failed}");
         // One cell per column after run, dir and the varied key.
         let cells = |s: &str| s.matches(',').count();
-        assert_eq!(
-            cells(&failed) - cells("\"failed: no \"\"luck\"\", sorry\""),
-            14 + 14 + 2 + 7
-        );
-        assert_eq!(cells(&head) - 2, 14 + 14 + 2 + 7);
+        assert_eq!(cells(&failed) - cells(status), 14 + 12 + 2 + 7);
+        assert_eq!(cells(&head) - 2, 14 + 12 + 2 + 7);
+    }
+
+    #[test]
+    fn varied_values_with_units_are_given_and_in_base_units() {
+        let plan = SweepPlan::new(vec![
+            (
+                "burst_buffer.ssd.op_overhead".to_string(),
+                vec!["0us".to_string(), "45us".to_string()],
+            ),
+            (PLACEMENT_KEY.to_string(), vec!["grouped".to_string()]),
+        ]);
+        let runs: Vec<SweepRun> = (0..plan.len())
+            .map(|i| SweepRun {
+                index: i,
+                values: plan.combos[i].clone(),
+                dir: plan.dir_name(i),
+                cost: super::super::cost::price(
+                    &crate::scenario::CostSection::default(),
+                    &super::super::cost::Bill::default(),
+                ),
+                outcome: Err("bad;\nvery bad".to_string()),
+            })
+            .collect();
+        let csv = sweep_csv(&plan, &runs);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[0].starts_with(
+            "run,dir,burst_buffer.ssd.op_overhead,burst_buffer.ssd.op_overhead_s,\
+             burst_buffer.placement,status,"
+        ));
+        assert!(lines[2].starts_with("1,run-001_op_overhead=45us_placement=grouped,45us,0.000045,grouped,\"failed: bad, very bad\","));
+        assert!(!csv.contains(';'), "{csv}");
     }
 }

@@ -3,9 +3,13 @@
 
 use super::metrics::{fmt_value, Target};
 use super::{Dim, Tried};
-use crate::output::chart::trim_float;
+use crate::output::bars::nice_ceiling;
+use crate::output::chart::{
+    axes, draw_legend, left_text, legend_rows, render, right_text, text_at, trim_float,
+    LegendEntry, CAPTION_FONT, LABEL_FONT, LEGEND_ROW,
+};
 use crate::output::report::csv_field;
-use crate::output::svg_text::{esc, svg_open, tick_step};
+use plotters::prelude::*;
 use std::fmt::Write as _;
 
 /// The text of `sizing.csv`: `design,dir`, the dimensions' keys, `cost_usd` (US$), one
@@ -47,13 +51,6 @@ pub fn sizing_csv(dims: &[Dim], targets: &[Target], jobs: &[String], tried: &[Tr
     csv
 }
 
-const W: f64 = 860.0;
-const H: f64 = 600.0;
-const LEFT: f64 = 110.0;
-const RIGHT: f64 = 30.0;
-const TOP: f64 = 50.0;
-const BOTTOM: f64 = 110.0;
-
 /// The Pareto front of `(x, cost)` points (both lower is better): indices sorted by x, each
 /// cheaper than every point before it.
 pub fn pareto(points: &[(f64, f64)]) -> Vec<usize> {
@@ -75,14 +72,6 @@ pub fn pareto(points: &[(f64, f64)]) -> Vec<usize> {
     front
 }
 
-/// Axis ticks from `lo` (or just below) to past `hi`: (first, step, last).
-fn axis(lo: f64, hi: f64) -> (f64, f64, f64) {
-    let step = tick_step((hi - lo).max(f64::MIN_POSITIVE));
-    let first = (lo / step).floor() * step;
-    let last = ((hi / step).ceil() * step).max(first + step);
-    (first, step, last)
-}
-
 /// A dollar amount for tick labels: `$0`, `$250k`, `$1.2M`.
 fn dollars(v: f64) -> String {
     if v.abs() >= 1e6 {
@@ -94,10 +83,22 @@ fn dollars(v: f64) -> String {
     }
 }
 
+const WIDTH: u32 = 1000;
+const PLOT_H: u32 = 520;
+/// Height in px of the line naming the chosen design.
+const CHOSEN_H: u32 = 28;
+/// Colour of the designs.
+const DESIGN: RGBColor = RGBColor(31, 119, 180);
+/// Colour of the Pareto front.
+const FRONT: RGBColor = RGBColor(44, 160, 44);
+/// Colour of the target and the chosen design.
+const CHOSEN: RGBColor = RGBColor(214, 39, 40);
+
 /// `sizing.svg`: every design run with a value of the first target's metric, cost (US$)
-/// against that metric; feasible designs filled, infeasible hollow, the Pareto front of
-/// (metric, cost) as a line, the target as a dashed vertical line, and the chosen design
-/// circled and labelled. `labels` are the designs' short labels.
+/// against that metric (bytes in GB); feasible designs filled, infeasible hollow, the Pareto
+/// front of (metric, cost) as a line, the target as a dashed vertical line, and the chosen
+/// design circled, labelled and named above the plot. `labels` are the designs' short
+/// labels.
 pub fn sizing_svg(
     title: &str,
     target: &Target,
@@ -119,120 +120,83 @@ pub fn sizing_svg(
         .filter_map(|(i, t)| t.verdict.values[0].map(|v| (i, v / scale, t.cost)))
         .collect();
     let limit = target.limit / scale;
-    let xmax = pts.iter().map(|p| p.1).fold(limit, f64::max);
-    let ymax = pts.iter().map(|p| p.2).fold(0.0, f64::max);
-    let ymin = pts.iter().map(|p| p.2).fold(f64::INFINITY, f64::min);
-    let ymin = if ymin.is_finite() { ymin } else { 0.0 };
-    let pad = ((ymax - ymin) * 0.1).max(ymax * 0.01);
-    let (x0, xs, x1) = axis(0.0, xmax * 1.05);
-    let (y0, ys, y1) = axis((ymin - pad).max(0.0), ymax + pad);
-    let pw = W - LEFT - RIGHT;
-    let ph = H - TOP - BOTTOM;
-    let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * pw;
-    let py = |y: f64| TOP + ph - (y - y0) / (y1 - y0) * ph;
-    let mut s = String::new();
-    svg_open(&mut s, W as usize, H as usize, title);
-    let _ = writeln!(
-        s,
-        r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="#fafafa" stroke="#999"/>"##
-    );
-    // Grid and ticks.
-    let mut v = x0;
-    while v <= x1 + xs * 1e-6 {
-        let x = px(v);
-        let _ = writeln!(
-            s,
-            r##"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="#e4e4e4"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
-            TOP + ph,
-            TOP + ph + 18.0,
-            trim_float(v)
-        );
-        v += xs;
-    }
-    let mut v = y0;
-    while v <= y1 + ys * 1e-6 {
-        let y = py(v);
-        let _ = writeln!(
-            s,
-            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e4e4e4"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
-            LEFT + pw,
-            LEFT - 8.0,
-            y + 4.0,
-            dollars(v)
-        );
-        v += ys;
-    }
-    let _ = writeln!(
-        s,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="13">{} ({unit_label})</text>"#,
-        LEFT + pw / 2.0,
-        TOP + ph + 40.0,
-        esc(&target.column_name(jobs))
-    );
-    let _ = writeln!(
-        s,
-        r#"<text x="22" y="{:.1}" transform="rotate(-90 22 {:.1})" text-anchor="middle" font-size="13">total cost (US$)</text>"#,
-        TOP + ph / 2.0,
-        TOP + ph / 2.0
-    );
-    // The target.
-    let tx = px(limit);
-    let _ = writeln!(
-        s,
-        r##"<line x1="{tx:.1}" y1="{TOP}" x2="{tx:.1}" y2="{:.1}" stroke="#d62728" stroke-dasharray="6,4"/>"##,
-        TOP + ph
-    );
-    // The Pareto front.
+    let x_max = nice_ceiling(pts.iter().map(|p| p.1).fold(limit, f64::max) * 1.05);
+    let y_max = nice_ceiling(pts.iter().map(|p| p.2).fold(0.0, f64::max) * 1.05);
     let xy: Vec<(f64, f64)> = pts.iter().map(|p| (p.1, p.2)).collect();
     let front = pareto(&xy);
-    if front.len() > 1 {
-        let path: Vec<String> = front
-            .iter()
-            .map(|&i| format!("{:.1},{:.1}", px(xy[i].0), py(xy[i].1)))
-            .collect();
-        let _ = writeln!(
-            s,
-            r##"<polyline points="{}" fill="none" stroke="#2ca02c" stroke-width="2"/>"##,
-            path.join(" ")
-        );
-    }
-    // The designs.
-    for &(i, x, y) in &pts {
-        let fill = if tried[i].verdict.feasible {
-            "#1f77b4"
-        } else {
-            "white"
-        };
-        let _ = writeln!(
-            s,
-            r##"<circle cx="{:.1}" cy="{:.1}" r="5" fill="{fill}" stroke="#1f77b4" stroke-width="1.5"><title>{}</title></circle>"##,
-            px(x),
-            py(y),
-            esc(&labels[i])
-        );
-    }
-    if let Some(&(i, x, y)) = chosen.and_then(|c| pts.iter().find(|p| p.0 == c)) {
-        let (cx, cy) = (px(x), py(y));
-        let anchor = if cx > LEFT + pw * 0.6 { "end" } else { "start" };
-        let dx = if anchor == "end" { -14.0 } else { 14.0 };
-        let _ = writeln!(
-            s,
-            r##"<circle cx="{cx:.1}" cy="{cy:.1}" r="10" fill="none" stroke="#d62728" stroke-width="2.5"/><text x="{:.1}" y="{:.1}" text-anchor="{anchor}" font-size="12" fill="#d62728">chosen</text>"##,
-            cx + dx,
-            cy - 12.0,
-        );
-        let _ = writeln!(
-            s,
-            r##"<text x="{:.1}" y="42" text-anchor="middle" font-size="12" fill="#d62728">chosen: {} ({}, {} {unit_label})</text>"##,
-            W / 2.0,
-            esc(&labels[i]),
+    let chosen = chosen.and_then(|c| pts.iter().find(|p| p.0 == c)).copied();
+    let chosen_line = chosen.map(|(i, x, _)| {
+        format!(
+            "chosen: {} ({}, {} {unit_label})",
+            labels[i],
             dollars_exact(tried[i].cost),
             fmt_value(x)
-        );
-    }
-    legend(&mut s, &target.label(jobs));
-    s.push_str("</svg>\n");
-    s
+        )
+    });
+    let legend = vec![
+        LegendEntry::dot("meets every target", DESIGN),
+        LegendEntry::ring("misses a target", DESIGN),
+        LegendEntry::line("Pareto front", FRONT, false),
+        LegendEntry::line(format!("target {}", target.label(jobs)), CHOSEN, true),
+        LegendEntry::ring("chosen", CHOSEN),
+    ];
+    let legend_h = legend_rows(&legend, WIDTH - 40) * LEGEND_ROW + 8;
+    let chosen_h = if chosen_line.is_some() { CHOSEN_H } else { 0 };
+    let height = 50 + legend_h + chosen_h + PLOT_H + 10;
+    let x_desc = format!("{} ({unit_label})", target.column_name(jobs));
+    let dollar_label = |v: &f64| dollars(*v);
+    render(WIDTH, height, title, |area| {
+        let (legend_area, rest) = area.split_vertically(legend_h);
+        draw_legend(&legend_area.margin(0, 0, 20, 20), &legend)?;
+        let (line_area, rest) = rest.split_vertically(chosen_h);
+        if let Some(line) = &chosen_line {
+            line_area.draw(&Text::new(
+                line.clone(),
+                (20, (CHOSEN_H / 2) as i32),
+                left_text(CAPTION_FONT).color(&CHOSEN),
+            ))?;
+        }
+        let mut chart = ChartBuilder::on(&rest.margin(6, 10, 10, 30))
+            .x_label_area_size(50)
+            .y_label_area_size(90)
+            .build_cartesian_2d(0f64..x_max, 0f64..y_max)?;
+        axes(&mut chart, &x_desc, "total cost (US$)")
+            .x_labels(8)
+            .y_labels(8)
+            .y_label_formatter(&dollar_label)
+            .draw()?;
+        chart.draw_series(DashedLineSeries::new(
+            [(limit, 0.0), (limit, y_max)],
+            8,
+            5,
+            CHOSEN.stroke_width(2),
+        ))?;
+        if front.len() > 1 {
+            chart.draw_series(LineSeries::new(
+                front.iter().map(|&i| xy[i]),
+                FRONT.stroke_width(2),
+            ))?;
+        }
+        chart.draw_series(pts.iter().map(|&(i, x, y)| {
+            let style = if tried[i].verdict.feasible {
+                DESIGN.filled()
+            } else {
+                DESIGN.stroke_width(2)
+            };
+            Circle::new((x, y), 5, style)
+        }))?;
+        if let Some((_, x, y)) = chosen {
+            chart.draw_series([Circle::new((x, y), 11, CHOSEN.stroke_width(3))])?;
+            let at = chart.backend_coord(&(x, y));
+            let (style, dx) = if x > x_max * 0.6 {
+                (right_text(LABEL_FONT), -16)
+            } else {
+                (left_text(LABEL_FONT), 16)
+            };
+            text_at(&rest, "chosen".into(), at, (dx, -16), style.color(&CHOSEN))?;
+        }
+        Ok(())
+    })
 }
 
 /// A cost for labels: `$916,290`.
@@ -247,61 +211,6 @@ fn dollars_exact(v: f64) -> String {
         out.push(c);
     }
     format!("{}${out}", if n < 0 { "-" } else { "" })
-}
-
-/// The legend: one row under the plot, each mark followed by its text.
-fn legend(s: &mut String, target: &str) {
-    let y = H - 30.0;
-    let rows: [(&str, String); 5] = [
-        (
-            r##"<circle cx="{cx}" cy="{cy}" r="5" fill="#1f77b4" stroke="#1f77b4"/>"##,
-            "meets every target".into(),
-        ),
-        (
-            r##"<circle cx="{cx}" cy="{cy}" r="5" fill="white" stroke="#1f77b4" stroke-width="1.5"/>"##,
-            "misses a target".into(),
-        ),
-        (
-            r##"<line x1="{x0}" y1="{cy}" x2="{x1}" y2="{cy}" stroke="#2ca02c" stroke-width="2"/>"##,
-            "Pareto front".into(),
-        ),
-        (
-            r##"<line x1="{x0}" y1="{cy}" x2="{x1}" y2="{cy}" stroke="#d62728" stroke-dasharray="6,4"/>"##,
-            format!("target {target}"),
-        ),
-        (
-            r##"<circle cx="{cx}" cy="{cy}" r="8" fill="none" stroke="#d62728" stroke-width="2.5"/>"##,
-            "chosen".into(),
-        ),
-    ];
-    let widths: Vec<f64> = rows
-        .iter()
-        .map(|r| 36.0 + r.1.chars().count() as f64 * 6.6)
-        .collect();
-    let mut x = ((W - widths.iter().sum::<f64>()) / 2.0).max(10.0);
-    let _ = writeln!(
-        s,
-        r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="24" fill="white" stroke="#bbb"/>"##,
-        x - 6.0,
-        y - 12.0,
-        widths.iter().sum::<f64>() + 12.0
-    );
-    for ((mark, text), w) in rows.iter().zip(&widths) {
-        let cx = x + 12.0;
-        let m = mark
-            .replace("{cx}", &format!("{cx:.1}"))
-            .replace("{cy}", &format!("{y:.1}"))
-            .replace("{x0}", &format!("{:.1}", cx - 10.0))
-            .replace("{x1}", &format!("{:.1}", cx + 10.0));
-        let _ = writeln!(
-            s,
-            r#"{m}<text x="{:.1}" y="{:.1}" font-size="12">{}</text>"#,
-            x + 28.0,
-            y + 4.0,
-            esc(text)
-        );
-        x += w;
-    }
 }
 
 #[cfg(test)]

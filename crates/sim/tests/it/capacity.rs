@@ -160,14 +160,13 @@ fn peak_occupancy_of_two_checkpoints_is_their_sum_without_a_drain() {
     assert!(d["peak_at_s"].as_f64().expect("when") > 2e-3);
 }
 
-#[test]
-fn stalls_and_spills_give_identical_outputs_on_one_to_four_threads() {
-    use crate::common::{run as render, scenario as shipped, small_quickstart};
-    // Node-local writers waiting for the drain, and BB servers that fill and stall.
-    let local = scenario("stall-threads", "5MiB", 2, 20, 1);
-    let cases = [
+/// Two cases whose writers stall, as (scenario, overrides): node-local writers waiting for
+/// the drain (scenario `name`), and BB servers that fill and stall.
+fn stalling_cases(name: &str) -> [(PathBuf, Vec<String>); 2] {
+    use crate::common::{scenario as shipped, small_quickstart};
+    [
         (
-            local,
+            scenario(name, "5MiB", 2, 20, 1),
             vec!["burst_buffer.drain.policy=immediate".to_string()],
         ),
         (
@@ -177,8 +176,13 @@ fn stalls_and_spills_give_identical_outputs_on_one_to_four_threads() {
                 "burst_buffer.drain.policy=immediate",
             ]),
         ),
-    ];
-    for (path, set) in cases {
+    ]
+}
+
+#[test]
+fn stalls_and_spills_give_identical_outputs_on_one_to_four_threads() {
+    use crate::common::run as render;
+    for (path, set) in stalling_cases("stall-threads") {
         let loaded = load(&path, &set);
         let reference = render(&loaded, 1);
         let stalled = summary(&reference)["sizing"]["jobs"][0]["time_stalled_sum_s"]
@@ -193,5 +197,61 @@ fn stalls_and_spills_give_identical_outputs_on_one_to_four_threads() {
                 path.display()
             );
         }
+    }
+}
+
+/// Each time a rank's write waited for space, as `[start, end)` ps, lies within one of that
+/// rank's I/O busy intervals, and the waits add up to the ranks' stall time exactly; the
+/// timeline draws them in the stall colour under a "stall" legend entry.
+#[test]
+fn stalled_writes_are_intervals_on_the_timeline() {
+    use crate::common::file;
+    use bbsim_sim::output::chart::{svg_texts, IoKind};
+    for (path, set) in stalling_cases("stall-timeline") {
+        let loaded = load(&path, &set);
+        let f = loaded.run(1, |_| {}).expect("runs");
+        let r = &f.results;
+        let mut waits = 0;
+        for (j, stalls) in r.stalls.iter().enumerate() {
+            for &(rank, start, end) in stalls {
+                assert!(start < end, "job {j} rank {rank}: [{start}, {end})");
+                assert!(
+                    r.busy[j]
+                        .iter()
+                        .any(|&(k, a, b, _)| k == rank && a <= start && end <= b),
+                    "job {j} rank {rank}: wait [{start}, {end}) outside its I/O"
+                );
+            }
+            for row in r.ranks.iter().filter(|row| row.job as usize == j) {
+                let sum: u64 = stalls
+                    .iter()
+                    .filter(|s| s.0 == row.rank)
+                    .map(|s| s.2 - s.1)
+                    .sum();
+                assert_eq!(sum, row.time_stalled, "job {j} rank {}", row.rank);
+            }
+            waits += stalls.len();
+        }
+        assert!(waits > 0, "{}: the case must stall", path.display());
+        let svg =
+            String::from_utf8(file(&loaded.render(&f), "timeline.svg").to_vec()).expect("utf-8");
+        assert!(
+            svg_texts(&svg).iter().any(|t| t.starts_with("stall")),
+            "{}: no stall legend entry",
+            path.display()
+        );
+        let c = IoKind::Stall.colour();
+        let fill = format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+        // The legend's swatch and at least one in a panel.
+        let stall_rects = svg
+            .split("<rect")
+            .skip(1)
+            .filter(|e| e[..e.find('>').unwrap_or(e.len())].contains(&fill))
+            .count();
+        assert!(
+            stall_rects >= 2,
+            "{}: {stall_rects} rectangles with {fill}",
+            path.display()
+        );
     }
 }

@@ -124,28 +124,55 @@ fn exact_seconds(ps: u64) -> String {
     format!("{whole}.{}", frac.trim_end_matches('0'))
 }
 
-/// The leading columns of every long table: `run`, `dir` and the varied keys in their
-/// units.
-struct Leading {
+/// The leading columns of a sweep table: `run`, `dir` and the varied keys. The long tables
+/// give each varied value in its unit ([`Leading::of`]); `sweep.csv` gives it as written and,
+/// where it has a unit, also in its unit ([`Leading::with_given`]).
+pub(super) struct Leading {
     units: Vec<Unit>,
-    header: String,
+    keep_given: bool,
+    /// The header's leading names, comma-separated (no line break).
+    pub(super) header: String,
 }
 
 impl Leading {
-    fn of(plan: &SweepPlan) -> Self {
+    /// Each varied key once: a number in its base unit where its values have a unit (column
+    /// `<key>_bytes`, `<key>_s`, `<key>_Bps`), else as given (column `<key>`).
+    pub(super) fn of(plan: &SweepPlan) -> Self {
+        Self::new(plan, false)
+    }
+
+    /// Each varied key as given (column `<key>`), followed where its values have a unit by
+    /// the same value as a number in the base unit (`<key>_bytes`, `<key>_s`, `<key>_Bps`).
+    pub(super) fn with_given(plan: &SweepPlan) -> Self {
+        Self::new(plan, true)
+    }
+
+    fn new(plan: &SweepPlan, keep_given: bool) -> Self {
         let units: Vec<Unit> = plan.vars.iter().map(|(_, vals)| Unit::of(vals)).collect();
         let mut header = String::from("run,dir");
         for ((k, _), u) in plan.vars.iter().zip(&units) {
+            if keep_given && *u != Unit::AsGiven {
+                header.push(',');
+                header.push_str(&csv_field(k));
+            }
             header.push(',');
             header.push_str(&csv_field(&u.column(k)));
         }
-        Leading { units, header }
+        Leading {
+            units,
+            keep_given,
+            header,
+        }
     }
 
     /// The leading cells of run `r`'s rows.
-    fn cells(&self, r: &SweepRun) -> String {
+    pub(super) fn cells(&self, r: &SweepRun) -> String {
         let mut s = format!("{},{}", r.index, csv_field(&r.dir));
         for (v, u) in r.values.iter().zip(&self.units) {
+            if self.keep_given && *u != Unit::AsGiven {
+                s.push(',');
+                s.push_str(&csv_field(v));
+            }
             s.push(',');
             s.push_str(&u.cell(v));
         }
