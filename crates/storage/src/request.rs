@@ -27,6 +27,9 @@ pub enum RequestKind {
     StageIn,
     /// Background copy of node-local SSD data to the PFS (sent by a compute node).
     LocalDrain,
+    /// An open, close or delete of a PFS file, for the PFS metadata service (no bytes; sent
+    /// by a compute node only when the PFS has one).
+    Metadata,
 }
 
 /// Bytes of protocol header assumed for every request and reply on the wire.
