@@ -5,6 +5,7 @@ mod capacity;
 mod common;
 mod compose;
 mod diagnostics;
+mod fs_clients;
 mod properties;
 mod quickstart;
 mod shared_files;
