@@ -6,6 +6,7 @@ mod common;
 mod compose;
 mod diagnostics;
 mod fs_clients;
+mod pfs_metadata;
 mod properties;
 mod quickstart;
 mod shared_files;
