@@ -233,8 +233,8 @@ pub struct NodeLp {
     gates: [Option<ClientGate>; 2],
     /// The earliest client-gate wake-up scheduled and not yet handled (ps).
     gate_tick: Option<Time>,
-    /// Metadata requests in flight: request id to local rank.
-    metadata: BTreeMap<u64, u32>,
+    /// Metadata requests in flight: request id to local rank and issue time (ps).
+    metadata: BTreeMap<u64, (u32, Time)>,
 }
 
 impl NodeLp {
@@ -1105,7 +1105,7 @@ impl NodeLp {
         let to = io[slot];
         let id = self.next_app * MAX_PARTS;
         self.next_app += 1;
-        self.metadata.insert(id, local);
+        self.metadata.insert(id, (local, ctx.now()));
         let req = IoRequest {
             id,
             origin: Endpoint(self.terminal),
@@ -1128,10 +1128,11 @@ impl NodeLp {
 
     /// The metadata server answered: the waiting rank goes on with its open, close or delete.
     fn metadata_reply(&mut self, r: &IoReply, ctx: &mut Ctx<'_, SimEvent>) {
-        let Some(local) = self.metadata.remove(&r.id) else {
+        let Some((local, start)) = self.metadata.remove(&r.id) else {
             return;
         };
         let li = local as usize;
+        self.rank_io[li].add_metadata(start, ctx.now());
         self.ranks[li].metadata_done = true;
         self.ranks[li].wait = Wait::Timer;
         self.advance(local, ctx);

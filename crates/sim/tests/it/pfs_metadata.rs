@@ -44,24 +44,32 @@ allocation = "contiguous"
 
 /// The job's run time (ps) of `text` with `sets`.
 fn run_time(name: &str, text: &str, sets: &[&str]) -> u64 {
+    times(name, text, sets).0
+}
+
+/// The job's run time and its longest time in I/O of a rank (ps) of `text` with `sets`.
+fn times(name: &str, text: &str, sets: &[&str]) -> (u64, u64) {
     let dir = scratch(name);
     let p = dir.join("scenario.toml");
     std::fs::write(&p, text).expect("writes the scenario");
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let s = summary(&run(&load(&p, &sets), 1));
-    let t = s["jobs"][0]["run_time_s"].as_f64().expect("run time");
-    (t * 1e12).round() as u64
+    let ps = |key: &str| (s["jobs"][0][key].as_f64().expect(key) * 1e12).round() as u64;
+    (ps("run_time_s"), ps("time_in_io_max_s"))
 }
 
 #[test]
 fn one_ranks_metadata_operations_take_one_latency_each() {
     // 5 repetitions: 5 opens and 5 closes, one after another.
     let text = small_files(1, 5);
-    let free = run_time("mds-one-0", &text, &[]);
-    let t1 = run_time("mds-one-1", &text, &["pfs.metadata_latency=1ms"]);
-    let t3 = run_time("mds-one-3", &text, &["pfs.metadata_latency=3ms"]);
-    // Each operation adds its service time and a round trip to the metadata server.
+    let (free, io_free) = times("mds-one-0", &text, &[]);
+    let (t1, io1) = times("mds-one-1", &text, &["pfs.metadata_latency=1ms"]);
+    let (t3, io3) = times("mds-one-3", &text, &["pfs.metadata_latency=3ms"]);
+    // Each operation adds its service time and a round trip to the metadata server, to the
+    // run and to the rank's time in I/O.
     assert_eq!(t3 - t1, 10 * 2 * MS, "{t1} ps at 1 ms, {t3} ps at 3 ms");
+    assert_eq!(io3 - io1, 10 * 2 * MS, "{io1} ps at 1 ms, {io3} ps at 3 ms");
+    assert_eq!(io1 - io_free, t1 - free);
     assert!(t1 - free >= 10 * MS, "{free} ps without metadata, {t1} ps at 1 ms");
     assert!(t1 - free < 10 * MS + 10 * MS / 10, "round trips of {} ps", t1 - free);
     // A single rank never has two operations queued: the threads change nothing.
