@@ -107,7 +107,10 @@ impl ClientGate {
                 self.in_flight.insert(req.id);
             }
             let leaves = match self.limits.bandwidth {
-                Some(bw) => self.free_at.max(now).saturating_add(transfer_ps(req.len, bw)),
+                Some(bw) => self
+                    .free_at
+                    .max(now)
+                    .saturating_add(transfer_ps(req.len, bw)),
                 None => now,
             };
             self.free_at = leaves;

@@ -109,7 +109,7 @@ mod tests {
         let mut s = service(100, 1);
         let mut t = 0;
         for _ in 0..7 {
-            t = s.serve(t + 5) ;
+            t = s.serve(t + 5);
         }
         assert_eq!(t, 7 * 105);
         assert_eq!(s.stats().waited, 0);
@@ -122,9 +122,15 @@ mod tests {
 
     #[test]
     fn bad_settings_name_their_field() {
-        let bad = MetadataConfig { latency: 0, threads: 1 };
+        let bad = MetadataConfig {
+            latency: 0,
+            threads: 1,
+        };
         assert_eq!(bad.validate().unwrap_err().field, PfsField::MetadataLatency);
-        let bad = MetadataConfig { latency: 1, threads: 0 };
+        let bad = MetadataConfig {
+            latency: 1,
+            threads: 0,
+        };
         assert_eq!(bad.validate().unwrap_err().field, PfsField::MetadataThreads);
     }
 }

@@ -420,9 +420,7 @@ impl PfsBackend {
                 match r.kind {
                     RequestKind::Drain => self.totals.stored_drain += r.len,
                     RequestKind::Spill => self.totals.stored_spill += r.len,
-                    RequestKind::LocalDrain => {
-                        self.totals.stored_local_drain += r.len
-                    }
+                    RequestKind::LocalDrain => self.totals.stored_local_drain += r.len,
                     _ => {}
                 }
             }

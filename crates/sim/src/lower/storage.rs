@@ -8,8 +8,8 @@
 
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::{Placement, Scenario};
-use crate::units::{format_bytes, human_bytes};
 use crate::units::Bandwidth;
+use crate::units::{format_bytes, human_bytes};
 use bbsim_storage::client_gate::{ClientLimits, FsClients};
 use bbsim_storage::ssd::{FtlConfig, Precondition};
 use bbsim_storage::{

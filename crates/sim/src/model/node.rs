@@ -1096,7 +1096,14 @@ impl NodeLp {
 
     /// Sends local rank `local`'s metadata operation on PFS file `gfile` (`op`) to the
     /// metadata server, through one of the node's I/O nodes.
-    fn send_metadata(&mut self, local: u32, j: u32, gfile: u64, op: Op, ctx: &mut Ctx<'_, SimEvent>) {
+    fn send_metadata(
+        &mut self,
+        local: u32,
+        j: u32,
+        gfile: u64,
+        op: Op,
+        ctx: &mut Ctx<'_, SimEvent>,
+    ) {
         let io = &self.shared.io_endpoints;
         let servers = &self.pfs_layout.servers;
         let Some(&slot) = servers.get((gfile % servers.len().max(1) as u64) as usize) else {

@@ -67,7 +67,9 @@ fn time_in_io(name: &str, text: &str, sets: &[&str]) -> u64 {
     let p = write(name, text);
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let s = summary(&run(&load(&p, &sets), 1));
-    let t = s["jobs"][0]["time_in_io_max_s"].as_f64().expect("time in I/O");
+    let t = s["jobs"][0]["time_in_io_max_s"]
+        .as_f64()
+        .expect("time in I/O");
     (t * 1e12).round() as u64
 }
 
@@ -87,7 +89,11 @@ fn a_node_client_passes_its_ranks_bytes_at_its_bandwidth() {
             "{placement}: lone request {alone} ps"
         );
         // The other client's limit does not touch this traffic.
-        let other = if prefix == "pfs" { "burst_buffer" } else { "pfs" };
+        let other = if prefix == "pfs" {
+            "burst_buffer"
+        } else {
+            "pfs"
+        };
         let free = time_in_io("gate-bw-other", &one_node(placement, 4), &[]);
         let set = format!("{other}.client_bandwidth=1GB/s");
         let untouched = time_in_io("gate-bw-other", &one_node(placement, 4), &[&set]);
@@ -104,7 +110,10 @@ fn one_request_in_flight_serialises_the_nodes_requests() {
         assert_eq!(four, 4 * alone, "{placement}: lone request {alone} ps");
         // Without the limit the four overlap.
         let free = time_in_io("gate-req-free", &one_node(placement, 4), &[]);
-        assert!(free < four, "{placement}: {free} ps unlimited, {four} ps serialised");
+        assert!(
+            free < four,
+            "{placement}: {free} ps unlimited, {four} ps serialised"
+        );
     }
 }
 
@@ -140,7 +149,10 @@ fn client_limits_give_the_same_results_on_any_thread_count() {
     for threads in [2, 3] {
         let other = run(&l, threads);
         for f in ["timeline.csv", "ranks.csv", "occupancy.csv"] {
-            assert!(file(&one, f) == file(&other, f), "{f} differs on {threads} threads");
+            assert!(
+                file(&one, f) == file(&other, f),
+                "{f} differs on {threads} threads"
+            );
         }
     }
 }
@@ -148,8 +160,14 @@ fn client_limits_give_the_same_results_on_any_thread_count() {
 #[test]
 fn bad_client_limits_name_their_key() {
     for (set, key) in [
-        ("burst_buffer.client_bandwidth=0GB/s", "burst_buffer.client_bandwidth"),
-        ("burst_buffer.client_requests=0", "burst_buffer.client_requests"),
+        (
+            "burst_buffer.client_bandwidth=0GB/s",
+            "burst_buffer.client_bandwidth",
+        ),
+        (
+            "burst_buffer.client_requests=0",
+            "burst_buffer.client_requests",
+        ),
         ("pfs.client_bandwidth=0GB/s", "pfs.client_bandwidth"),
         ("pfs.client_requests=0", "pfs.client_requests"),
     ] {

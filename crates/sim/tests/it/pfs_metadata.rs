@@ -70,8 +70,15 @@ fn one_ranks_metadata_operations_take_one_latency_each() {
     assert_eq!(t3 - t1, 10 * 2 * MS, "{t1} ps at 1 ms, {t3} ps at 3 ms");
     assert_eq!(io3 - io1, 10 * 2 * MS, "{io1} ps at 1 ms, {io3} ps at 3 ms");
     assert_eq!(io1 - io_free, t1 - free);
-    assert!(t1 - free >= 10 * MS, "{free} ps without metadata, {t1} ps at 1 ms");
-    assert!(t1 - free < 10 * MS + 10 * MS / 10, "round trips of {} ps", t1 - free);
+    assert!(
+        t1 - free >= 10 * MS,
+        "{free} ps without metadata, {t1} ps at 1 ms"
+    );
+    assert!(
+        t1 - free < 10 * MS + 10 * MS / 10,
+        "round trips of {} ps",
+        t1 - free
+    );
     // A single rank never has two operations queued: the threads change nothing.
     let threads = run_time(
         "mds-one-t",
@@ -90,7 +97,10 @@ fn many_ranks_metadata_operations_finish_in_waves_of_threads() {
         let t = run_time(
             "mds-many",
             &text,
-            &["pfs.metadata_latency=10ms", &format!("pfs.metadata_threads={c}")],
+            &[
+                "pfs.metadata_latency=10ms",
+                &format!("pfs.metadata_threads={c}"),
+            ],
         );
         // The server is busy from the first open until the last close: ceil(48 / c)
         // latencies, plus round trips and the writes (under 100 us).
@@ -114,7 +124,11 @@ fn metadata_leaves_the_bytes_of_a_large_file_job_unchanged() {
     let with = summary(&run(
         &load(
             &scenario("quickstart.toml"),
-            &small_quickstart(&[base[0], "pfs.metadata_latency=200us", "pfs.metadata_threads=2"]),
+            &small_quickstart(&[
+                base[0],
+                "pfs.metadata_latency=200us",
+                "pfs.metadata_threads=2",
+            ]),
         ),
         1,
     ));
