@@ -131,23 +131,7 @@ impl ClientGate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::request::{IoOp, RequestKind};
-
-    fn req(id: u64, len: u64) -> IoRequest {
-        IoRequest {
-            id,
-            origin: Endpoint(0),
-            op: IoOp::Write,
-            kind: RequestKind::Client,
-            alloc: 0,
-            stream: 0,
-            file: 0,
-            offset: 0,
-            len,
-            ops: 1,
-            hops: 0,
-        }
-    }
+    use crate::request::test_write as req;
 
     #[test]
     fn the_request_limit_holds_requests_until_replies_in_arrival_order() {
