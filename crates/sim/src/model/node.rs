@@ -726,12 +726,13 @@ impl NodeLp {
                 return;
             };
             if let Some(gfile) = self.metadata_file(j, op) {
-                if !std::mem::take(&mut self.ranks[li].metadata_done) {
-                    // Ask the metadata server first; the operation is taken again when it
-                    // answers.
+                // Ask the metadata server first; the operation is taken again when it
+                // answers.
+                if !std::mem::take(&mut self.ranks[li].metadata_done)
+                    && self.send_metadata(local, j, gfile, op, ctx)
+                {
                     self.ranks[li].cursor = Some(before);
                     self.ranks[li].wait = Wait::Io;
-                    self.send_metadata(local, j, gfile, op, ctx);
                     return;
                 }
             }
@@ -1095,7 +1096,7 @@ impl NodeLp {
     }
 
     /// Sends local rank `local`'s metadata operation on PFS file `gfile` (`op`) to the
-    /// metadata server, through one of the node's I/O nodes.
+    /// metadata server, through one of the node's I/O nodes; false if it has none.
     fn send_metadata(
         &mut self,
         local: u32,
@@ -1103,13 +1104,12 @@ impl NodeLp {
         gfile: u64,
         op: Op,
         ctx: &mut Ctx<'_, SimEvent>,
-    ) {
-        let io = &self.shared.io_endpoints;
+    ) -> bool {
         let servers = &self.pfs_layout.servers;
-        let Some(&slot) = servers.get((gfile % servers.len().max(1) as u64) as usize) else {
-            return;
+        let slot = servers.get((gfile % servers.len().max(1) as u64) as usize);
+        let Some(&to) = slot.and_then(|&i| self.shared.io_endpoints.get(i)) else {
+            return false;
         };
-        let to = io[slot];
         let id = self.next_app * MAX_PARTS;
         self.next_app += 1;
         self.metadata.insert(id, (local, ctx.now()));
@@ -1131,6 +1131,7 @@ impl NodeLp {
             hops: 0,
         };
         super::send_storage(&mut self.nic, ctx, to.0, StorageMsg::Request(req));
+        true
     }
 
     /// The metadata server answered: the waiting rank goes on with its open, close or delete.

@@ -164,3 +164,25 @@ fn bad_metadata_settings_name_their_key() {
         }
     }
 }
+
+#[test]
+fn the_metadata_server_gives_the_same_results_on_any_thread_count() {
+    let l = load(
+        &scenario("quickstart.toml"),
+        &small_quickstart(&[
+            "burst_buffer.placement=none",
+            "pfs.metadata_latency=50us",
+            "pfs.metadata_threads=3",
+        ]),
+    );
+    let one = run(&l, 1);
+    for threads in [2, 3] {
+        let other = run(&l, threads);
+        for f in ["timeline.csv", "ranks.csv"] {
+            assert!(
+                crate::common::file(&one, f) == crate::common::file(&other, f),
+                "{f} differs on {threads} threads"
+            );
+        }
+    }
+}
