@@ -17,6 +17,7 @@ use crate::model::{
 };
 use crate::scenario::{Placement, Scenario};
 use bbsim_engine::{LookaheadTable, LpId, PartitionSpec, SimConfig, Simulation, Time};
+use bbsim_storage::client_gate::FsClients;
 use bbsim_storage::placement::Layout;
 use bbsim_storage::{BbServer, Endpoint, IoNode, PfsBackend, Ssd};
 use bbsim_topology::network::{LpLayout, NetModel};
@@ -104,6 +105,7 @@ fn node_shared(
     workload: &Arc<Workload>,
     jl: &JobLayout,
     ids: &LpIds,
+    clients: FsClients,
 ) -> Arc<NodeShared> {
     Arc::new(NodeShared {
         workload: Arc::clone(workload),
@@ -131,6 +133,8 @@ fn node_shared(
         local_full_policy: s.burst_buffer.full_policy,
         keep_records: s.outputs.timeline,
         train_ops: jl.train_ops,
+        clients,
+        pfs_metadata: machine.pfs.metadata.is_some(),
     })
 }
 
@@ -391,7 +395,7 @@ pub fn assemble(s: &Scenario, d: &Design) -> (Simulation<SimLp>, Placed) {
         machine,
         jl,
         ids: &ids,
-        shared: node_shared(s, machine, workload, jl, &ids),
+        shared: node_shared(s, machine, workload, jl, &ids, d.clients),
         unit_bound: machine
             .bb_server
             .as_ref()

@@ -162,6 +162,10 @@ pub enum PfsField {
     StripeCount,
     /// Servers per file for ranges of file ids (a job's own stripe count).
     FileStripeCounts,
+    /// Service time of one metadata operation (ps).
+    MetadataLatency,
+    /// Metadata operations served at once.
+    MetadataThreads,
 }
 
 /// A checked field of a BB stripe: a [`StripeSpec`](crate::placement::StripeSpec) or the
@@ -269,6 +273,8 @@ impl fmt::Display for PfsField {
             PfsField::StripeSize => "stripe_size",
             PfsField::FileStripeCounts => "file_stripe_counts",
             PfsField::StripeCount => "stripe_count",
+            PfsField::MetadataLatency => "metadata.latency",
+            PfsField::MetadataThreads => "metadata.threads",
         })
     }
 }

@@ -20,11 +20,16 @@
 //! and then and skips full or degraded OSTs; neither is modelled.)
 //! The answer returns to the I/O node after `forward_latency`, which is the lookahead the
 //! simulator declares for the I/O node ↔ backend channel (or it keeps them on one cluster).
+//!
+//! With a [`MetadataConfig`], metadata requests ([`RequestKind::Metadata`]: a client's open,
+//! close or delete of a PFS file) travel the same way and are served by the backend's
+//! [`MetadataService`] (the MDS) instead of the storage servers; without one nobody sends them.
 
 use crate::error::{positive, ConfigError, PfsField};
 use crate::event::StorageEvent;
 use crate::fluid::Fluid;
-use crate::request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, StorageMsg};
+use crate::metadata::{MetadataConfig, MetadataService, MetadataStats};
+use crate::request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, RequestKind, StorageMsg};
 use crate::stats::DeviceStats;
 use bbsim_engine::{Ctx, LpId, Time};
 use serde::{Deserialize, Serialize};
@@ -53,6 +58,10 @@ pub struct PfsConfig {
     pub file_stripe_counts: Vec<(u64, u64, u32)>,
     /// One-way delay between an I/O node and the backend (ps).
     pub forward_latency: Time,
+    /// The metadata service (MDS) that opens, closes and deletes of PFS files wait for;
+    /// `None`: they cost nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<MetadataConfig>,
 }
 
 impl Default for PfsConfig {
@@ -66,6 +75,7 @@ impl Default for PfsConfig {
             stripe_count: 4,
             file_stripe_counts: Vec::new(),
             forward_latency: bbsim_engine::time::US,
+            metadata: None,
         }
     }
 }
@@ -89,6 +99,9 @@ impl PfsConfig {
             }
             end = last;
             self.check_count(PfsField::FileStripeCounts, count)?;
+        }
+        if let Some(m) = &self.metadata {
+            m.validate()?;
         }
         Ok(())
     }
@@ -235,6 +248,7 @@ pub struct PfsBackend {
     totals: PfsTotals,
     servers: Vec<DeviceStats>,
     finished: Vec<u64>,
+    metadata: Option<MetadataService>,
 }
 
 impl PfsBackend {
@@ -248,6 +262,7 @@ impl PfsBackend {
                 cfg.aggregate_bandwidth,
             ),
             servers: vec![DeviceStats::default(); cfg.servers as usize],
+            metadata: cfg.metadata.map(MetadataService::new),
             cfg,
             pending: BTreeMap::new(),
             next_id: 0,
@@ -260,6 +275,11 @@ impl PfsBackend {
     /// Completed-byte totals.
     pub fn totals(&self) -> PfsTotals {
         self.totals
+    }
+
+    /// The metadata service's counters (`None` without one).
+    pub fn metadata_stats(&self) -> Option<MetadataStats> {
+        self.metadata.as_ref().map(MetadataService::stats)
     }
 
     /// Per-storage-server statistics (bytes, busy time, flows in progress over time).
@@ -289,6 +309,11 @@ impl PfsBackend {
     /// Handles a PFS event delivered to the backend LP.
     pub fn handle<E: From<StorageEvent>>(&mut self, ev: PfsEvent, ctx: &mut Ctx<'_, E>) {
         match ev.0 {
+            PfsMsg::Submit { from, req } if req.kind == RequestKind::Metadata => {
+                let now = ctx.now();
+                let end = self.metadata.as_mut().map_or(now, |m| m.serve(now));
+                self.reply(from, &req, end - now, ctx);
+            }
             PfsMsg::Submit { from, req } => {
                 self.next_id += 1;
                 let id = self.next_id;
@@ -393,16 +418,25 @@ impl PfsBackend {
             IoOp::Write => {
                 self.totals.stored += r.len;
                 match r.kind {
-                    crate::request::RequestKind::Drain => self.totals.stored_drain += r.len,
-                    crate::request::RequestKind::Spill => self.totals.stored_spill += r.len,
-                    crate::request::RequestKind::LocalDrain => {
-                        self.totals.stored_local_drain += r.len
-                    }
+                    RequestKind::Drain => self.totals.stored_drain += r.len,
+                    RequestKind::Spill => self.totals.stored_spill += r.len,
+                    RequestKind::LocalDrain => self.totals.stored_local_drain += r.len,
                     _ => {}
                 }
             }
             IoOp::Read => self.totals.read += r.len,
         }
+        self.reply(p.from, &r, 0, ctx);
+    }
+
+    /// Answers `r` to the I/O node LP `from` in `delay` ps plus the forward latency.
+    fn reply<E: From<StorageEvent>>(
+        &self,
+        from: LpId,
+        r: &IoRequest,
+        delay: Time,
+        ctx: &mut Ctx<'_, E>,
+    ) {
         let reply = IoReply {
             id: r.id,
             op: r.op,
@@ -418,7 +452,11 @@ impl PfsBackend {
             reply,
             origin: r.origin,
         }));
-        ctx.send(p.from, self.cfg.forward_latency, E::from(ev));
+        ctx.send(
+            from,
+            delay.saturating_add(self.cfg.forward_latency),
+            E::from(ev),
+        );
     }
 }
 

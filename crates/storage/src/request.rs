@@ -27,6 +27,9 @@ pub enum RequestKind {
     StageIn,
     /// Background copy of node-local SSD data to the PFS (sent by a compute node).
     LocalDrain,
+    /// An open, close or delete of a PFS file, for the PFS metadata service (no bytes; sent
+    /// by a compute node only when the PFS has one).
+    Metadata,
 }
 
 /// Bytes of protocol header assumed for every request and reply on the wire.
@@ -157,25 +160,31 @@ impl StorageMsg {
     }
 }
 
+/// An application write of `len` bytes at offset 0 of file 0, request `id` (for tests).
+#[cfg(test)]
+pub(crate) fn test_write(id: u64, len: u64) -> IoRequest {
+    IoRequest {
+        id,
+        origin: Endpoint(0),
+        op: IoOp::Write,
+        kind: RequestKind::Client,
+        alloc: 0,
+        stream: 0,
+        file: 0,
+        offset: 0,
+        len,
+        ops: 1,
+        hops: 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn wire_sizes_carry_data_one_way() {
-        let mut r = IoRequest {
-            id: 1,
-            origin: Endpoint(0),
-            op: IoOp::Write,
-            kind: RequestKind::Client,
-            alloc: 0,
-            stream: 0,
-            file: 0,
-            offset: 0,
-            len: 1000,
-            ops: 1,
-            hops: 0,
-        };
+        let mut r = test_write(1, 1000);
         assert_eq!(r.wire_bytes(), 1064);
         r.op = IoOp::Read;
         assert_eq!(r.wire_bytes(), 64);

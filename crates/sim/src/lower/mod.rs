@@ -27,6 +27,7 @@ pub mod workload;
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::Scenario;
 use allocation::{job_layout, JobLayout};
+use bbsim_storage::client_gate::FsClients;
 use bbsim_workload::Workload;
 use machine::{build_machine, Machine};
 use std::path::Path;
@@ -42,6 +43,8 @@ pub struct Design {
     pub workload: Arc<Workload>,
     /// Where every job runs and where its data goes.
     pub jobs: JobLayout,
+    /// The compute nodes' file-system clients' limits.
+    pub clients: FsClients,
 }
 
 /// Checks the run settings that no model reads: threads (1 to [`bbsim_engine::thread_limit`])
@@ -71,9 +74,11 @@ pub fn lower(s: &Scenario, map: &SourceMap, base: &Path) -> Result<Design, Diagn
     )?);
     machine.pfs.file_stripe_counts = pfs::job_stripe_counts(s, map, &workload, &machine.pfs)?;
     let jobs = job_layout(s, map, &machine, &workload)?;
+    let clients = storage::client_limits(s, map)?;
     Ok(Design {
         machine,
         workload,
         jobs,
+        clients,
     })
 }

@@ -5,6 +5,7 @@ use crate::lower::storage::pfs_key;
 use crate::scenario::Scenario;
 use bbsim_engine::time::US;
 use bbsim_engine::Time;
+use bbsim_storage::metadata::MetadataConfig;
 use bbsim_storage::PfsConfig;
 use bbsim_workload::Workload;
 
@@ -28,10 +29,28 @@ pub fn pfs_config(s: &Scenario, map: &SourceMap) -> Result<PfsConfig, Diagnostic
         stripe_count: pfs.stripe_count.unwrap_or(pfs.servers),
         file_stripe_counts: Vec::new(),
         forward_latency: PFS_FORWARD_LATENCY,
+        metadata: metadata_config(s, map)?,
     };
     cfg.validate()
         .map_err(|e| map.error_at(pfs_key(e.field), e.message()))?;
     Ok(cfg)
+}
+
+/// The metadata server (`pfs.metadata_latency`, `pfs.metadata_threads`, default one thread),
+/// or none when `metadata_latency` is unset; `metadata_threads` alone is refused.
+fn metadata_config(s: &Scenario, map: &SourceMap) -> Result<Option<MetadataConfig>, Diagnostic> {
+    let pfs = &s.pfs;
+    match (pfs.metadata_latency, pfs.metadata_threads) {
+        (None, None) => Ok(None),
+        (None, Some(_)) => Err(map.error_at(
+            "pfs.metadata_threads",
+            "needs pfs.metadata_latency (the service time of one metadata operation)",
+        )),
+        (Some(latency), threads) => Ok(Some(MetadataConfig {
+            latency: latency.0,
+            threads: threads.unwrap_or(1),
+        })),
+    }
 }
 
 /// The stripe counts of the jobs that set `jobs.pfs_stripe_count`, as ranges of the

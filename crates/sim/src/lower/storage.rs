@@ -8,7 +8,9 @@
 
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::{Placement, Scenario};
+use crate::units::Bandwidth;
 use crate::units::{format_bytes, human_bytes};
+use bbsim_storage::client_gate::{ClientLimits, FsClients};
 use bbsim_storage::ssd::{FtlConfig, Precondition};
 use bbsim_storage::{
     BbServerConfig, BbServerField, DataWarpField, DrainConfig, DrainField, FtlField, PfsField,
@@ -64,6 +66,37 @@ pub fn bb_storage(
         return Err(map.error_at("burst_buffer.stripe_count", "must be at least 1"));
     }
     Ok(storage)
+}
+
+/// The compute nodes' file-system clients: the burst-buffer (DataWarp/DVS) client's and the
+/// PFS (Lustre) client's bandwidth (bytes/s) and requests in flight; unset keys limit nothing,
+/// and zero is refused.
+pub fn client_limits(s: &Scenario, map: &SourceMap) -> Result<FsClients, Diagnostic> {
+    let limits = |section: &str, bandwidth: Option<Bandwidth>, requests: Option<u32>| {
+        let positive = |key: &str, value: u64| {
+            if value == 0 {
+                Err(map.error_at(
+                    &format!("{section}.{key}"),
+                    "must be positive (leave it unset for no limit)",
+                ))
+            } else {
+                Ok(value)
+            }
+        };
+        Ok(ClientLimits {
+            bandwidth: bandwidth
+                .map(|b| positive("client_bandwidth", b.0))
+                .transpose()?,
+            max_requests: requests
+                .map(|r| positive("client_requests", u64::from(r)).map(|_| r))
+                .transpose()?,
+        })
+    };
+    let (bb, pfs) = (&s.burst_buffer, &s.pfs);
+    Ok(FsClients {
+        burst_buffer: limits("burst_buffer", bb.client_bandwidth, bb.client_requests)?,
+        pfs: limits("pfs", pfs.client_bandwidth, pfs.client_requests)?,
+    })
 }
 
 /// One BB server of `servers`: its SSDs, striping unit, request handling, staging buffer,
@@ -169,6 +202,8 @@ pub fn pfs_key(field: PfsField) -> &'static str {
         PfsField::ServerBandwidth => "pfs.server_bandwidth",
         PfsField::AggregateBandwidth => "pfs.aggregate_bandwidth",
         PfsField::StripeSize => "pfs.stripe_size",
+        PfsField::MetadataLatency => "pfs.metadata_latency",
+        PfsField::MetadataThreads => "pfs.metadata_threads",
     }
 }
 

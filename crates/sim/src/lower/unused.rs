@@ -102,6 +102,8 @@ const RULES: &[Rule] = &[
     },
     bb_rule!("request_overhead", request_overhead, SERVERS),
     bb_rule!("staging_buffer", staging_buffer, SERVERS),
+    bb_rule!("client_bandwidth", client_bandwidth, SERVERS),
+    bb_rule!("client_requests", client_requests, SERVERS),
     Rule {
         scope: Scope::Top,
         key: "burst_buffer.staging_bandwidth",

@@ -11,11 +11,12 @@ use super::rank_io::{RankIo, WrittenTo};
 use super::{CtlEvent, Payload, SimEvent, CTL_LATENCY};
 use bbsim_engine::{Ctx, LpId, Time};
 use bbsim_storage::client::{AppRequest, IoTracker, MAX_PARTS};
+use bbsim_storage::client_gate::{ClientGate, FsClients};
 use bbsim_storage::placement::Layout;
 use bbsim_storage::placement::Placement;
 use bbsim_storage::{
-    Endpoint, FullPolicy, IoOp, ReplyStatus, RequestKind, Ssd, SsdBatch, SsdCompletion, SsdPiece,
-    SsdRequest, StorageEvent, StorageMsg,
+    Endpoint, FullPolicy, IoOp, IoReply, IoRequest, ReplyStatus, RequestKind, Ssd, SsdBatch,
+    SsdCompletion, SsdPiece, SsdRequest, StorageEvent, StorageMsg,
 };
 use bbsim_topology::nic::Nic;
 use bbsim_workload::{Op, OpCursor, OpRun, Workload};
@@ -91,6 +92,8 @@ struct RankState {
     wait: Wait,
     /// Barriers passed per communicator.
     barriers: BTreeMap<u32, u32>,
+    /// The metadata server has answered for the open, close or delete at the cursor.
+    metadata_done: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -159,7 +162,23 @@ pub struct NodeShared {
     pub keep_records: bool,
     /// Most operations per transfer train (`simulation.train_ops`; 1: no trains).
     pub train_ops: u32,
+    /// The file-system clients' limits: burst buffer (DataWarp/DVS) and PFS (Lustre).
+    pub clients: FsClients,
+    /// Whether opens, closes and deletes of PFS files wait for the PFS metadata server.
+    pub pfs_metadata: bool,
 }
+
+/// Which file-system client of a node sends a request.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Client {
+    /// The burst-buffer client (requests to BB servers).
+    Bb = 0,
+    /// The PFS client (requests to PFS I/O nodes).
+    Pfs = 1,
+}
+
+/// `Wake` target that means "a client gate has a request due to leave".
+const CLIENT_TICK: u32 = u32::MAX - 1;
 
 /// `Wake` target that means "the node-local drain's pacing delay is over".
 const DRAIN_TICK: u32 = u32::MAX;
@@ -213,6 +232,12 @@ pub struct NodeLp {
     next_drain_tag: u64,
     /// The node-local SSD's capacity state.
     store: Option<LocalStore>,
+    /// The file-system clients' gates (BB, PFS), where they limit anything.
+    gates: [Option<ClientGate>; 2],
+    /// The earliest client-gate wake-up scheduled and not yet handled (ps).
+    gate_tick: Option<Time>,
+    /// Metadata requests in flight: request id to local rank and issue time (ps).
+    metadata: BTreeMap<u64, (u32, Time)>,
 }
 
 impl NodeLp {
@@ -238,7 +263,6 @@ impl NodeLp {
             terminal,
             cluster,
             nic,
-            shared,
             job,
             ranks: ranks
                 .into_iter()
@@ -247,6 +271,7 @@ impl NodeLp {
                     cursor: None,
                     wait: Wait::Timer,
                     barriers: BTreeMap::new(),
+                    metadata_done: false,
                 })
                 .collect(),
             bb_layout: bb_layout.map(Arc::new),
@@ -273,6 +298,11 @@ impl NodeLp {
             drain: None,
             next_drain_tag: DRAIN_TAG,
             store: None,
+            gates: [shared.clients.burst_buffer, shared.clients.pfs]
+                .map(|l| l.is_limited().then(|| ClientGate::new(l))),
+            gate_tick: None,
+            metadata: BTreeMap::new(),
+            shared,
         }
         .with_drain()
     }
@@ -301,9 +331,10 @@ impl NodeLp {
         self.store.as_ref()
     }
 
-    /// Requests in progress or waiting (none once every rank has finished).
+    /// Requests in progress or waiting, metadata requests included (none once every rank
+    /// has finished).
     pub fn in_flight(&self) -> usize {
-        self.inflight.len()
+        self.inflight.len() + self.metadata.len()
     }
 
     /// The node-local drain's totals: (bytes handed to the PFS, bytes acknowledged, bytes not
@@ -374,11 +405,11 @@ impl NodeLp {
             me,
             ctx.now(),
         );
-        for (to, mut req) in parts {
+        let parts = parts.into_iter().map(|(to, mut req)| {
             req.kind = RequestKind::LocalDrain;
-            let msg = StorageMsg::Request(req);
-            super::send_storage(&mut self.nic, ctx, to.0, msg);
-        }
+            (to, req)
+        });
+        self.send_parts(Client::Pfs, parts, ctx);
         if let Some(d) = self.drain.as_mut() {
             d.handed += len;
             d.writes.insert(id, e);
@@ -573,11 +604,22 @@ impl NodeLp {
                 }
                 self.pump_drain(ctx);
             }
+            SimEvent::Wake { local: CLIENT_TICK } => {
+                if self.gate_tick.is_some_and(|t| t <= ctx.now()) {
+                    self.gate_tick = None;
+                }
+                self.pump_gates(ctx);
+            }
             SimEvent::Wake { local } => self.advance(local, ctx),
             SimEvent::Net(e) => {
                 if let Some(d) = self.nic.handle(e, ctx) {
                     if let Payload::Storage(msg) = d.payload {
                         if let StorageMsg::Reply(mut r) = *msg {
+                            if r.kind == RequestKind::Metadata {
+                                self.metadata_reply(&r, ctx);
+                                return;
+                            }
+                            self.client_reply(r.id, ctx);
                             let app = r.id / MAX_PARTS;
                             if let Some(f) = self.inflight.get_mut(&app) {
                                 f.hops = f.hops.max(u16::try_from(r.hops).unwrap_or(u16::MAX));
@@ -676,6 +718,7 @@ impl NodeLp {
             let cursor = self.ranks[li]
                 .cursor
                 .get_or_insert_with(|| job.ops.cursor(rank));
+            let before = *cursor;
             let Some(op) = job.ops.next_op(cursor) else {
                 self.ranks[li].wait = Wait::Done;
                 self.finished[li] = Some(ctx.now());
@@ -692,6 +735,17 @@ impl NodeLp {
                 );
                 return;
             };
+            if let Some(gfile) = self.metadata_file(j, op) {
+                // Ask the metadata server first; the operation is taken again when it
+                // answers.
+                if !std::mem::take(&mut self.ranks[li].metadata_done)
+                    && self.send_metadata(local, j, gfile, op, ctx)
+                {
+                    self.ranks[li].cursor = Some(before);
+                    self.ranks[li].wait = Wait::Io;
+                    return;
+                }
+            }
             match op {
                 Op::Compute { ps } => {
                     if ps > 0 {
@@ -956,10 +1010,11 @@ impl NodeLp {
                 ),
             };
             let n = parts.len();
-            for (to, req) in parts {
-                let msg = StorageMsg::Request(req);
-                super::send_storage(&mut self.nic, ctx, to.0, msg);
-            }
+            let client = match target {
+                Target::Bb { .. } => Client::Bb,
+                _ => Client::Pfs,
+            };
+            self.send_parts(client, parts, ctx);
             (target, u16::try_from(n).unwrap_or(u16::MAX))
         };
         self.inflight.insert(
@@ -981,6 +1036,125 @@ impl NodeLp {
         if waits {
             self.pump_drain(ctx);
         }
+    }
+
+    /// Sends per-server requests through the node's file-system client `client`: at once
+    /// when it limits nothing, otherwise through its gate.
+    fn send_parts(
+        &mut self,
+        client: Client,
+        parts: impl IntoIterator<Item = (Endpoint, IoRequest)>,
+        ctx: &mut Ctx<'_, SimEvent>,
+    ) {
+        match self.gates[client as usize].as_mut() {
+            None => {
+                for (to, req) in parts {
+                    super::send_storage(&mut self.nic, ctx, to.0, StorageMsg::Request(req));
+                }
+            }
+            Some(gate) => {
+                for (to, req) in parts {
+                    gate.submit(to, req);
+                }
+                self.pump_gates(ctx);
+            }
+        }
+    }
+
+    /// The reply to request `id` arrived: it frees a slot of the client that sent it.
+    fn client_reply(&mut self, id: u64, ctx: &mut Ctx<'_, SimEvent>) {
+        if self.gates.iter_mut().flatten().any(|g| g.done(id)) {
+            self.pump_gates(ctx);
+        }
+    }
+
+    /// Sends what the client gates let leave now, and schedules a wake-up for the next
+    /// departure.
+    fn pump_gates(&mut self, ctx: &mut Ctx<'_, SimEvent>) {
+        let now = ctx.now();
+        let mut out = Vec::new();
+        let mut next: Option<Time> = None;
+        for gate in self.gates.iter_mut().flatten() {
+            if let Some(t) = gate.pump(now, &mut out) {
+                next = Some(next.map_or(t, |n| n.min(t)));
+            }
+        }
+        for (to, req) in out {
+            super::send_storage(&mut self.nic, ctx, to.0, StorageMsg::Request(req));
+        }
+        if let Some(t) = next {
+            if self.gate_tick.is_none_or(|s| t < s) {
+                self.gate_tick = Some(t);
+                ctx.send_self(t - now, SimEvent::Wake { local: CLIENT_TICK });
+            }
+        }
+    }
+
+    /// The PFS file that operation `op` of job `j` opens, closes or deletes, when it must ask
+    /// the PFS metadata server first.
+    fn metadata_file(&self, j: u32, op: Op) -> Option<u64> {
+        if !self.shared.pfs_metadata {
+            return None;
+        }
+        let file = match op {
+            Op::Open { file } | Op::Close { file } | Op::Delete { file } => file.0,
+            _ => return None,
+        };
+        match self.home(j, file) {
+            (gfile, Home::Pfs) => Some(gfile),
+            _ => None,
+        }
+    }
+
+    /// Sends local rank `local`'s metadata operation on PFS file `gfile` (`op`) to the
+    /// metadata server, through one of the node's I/O nodes; false if it has none.
+    fn send_metadata(
+        &mut self,
+        local: u32,
+        j: u32,
+        gfile: u64,
+        op: Op,
+        ctx: &mut Ctx<'_, SimEvent>,
+    ) -> bool {
+        let servers = &self.pfs_layout.servers;
+        let slot = servers.get((gfile % servers.len().max(1) as u64) as usize);
+        let Some(&to) = slot.and_then(|&i| self.shared.io_endpoints.get(i)) else {
+            return false;
+        };
+        let id = self.next_app * MAX_PARTS;
+        self.next_app += 1;
+        self.metadata.insert(id, (local, ctx.now()));
+        let req = IoRequest {
+            id,
+            origin: Endpoint(self.terminal),
+            op: if matches!(op, Op::Open { .. }) {
+                IoOp::Read
+            } else {
+                IoOp::Write
+            },
+            kind: RequestKind::Metadata,
+            alloc: j,
+            stream: j,
+            file: gfile,
+            offset: 0,
+            len: 0,
+            ops: 1,
+            hops: 0,
+        };
+        super::send_storage(&mut self.nic, ctx, to.0, StorageMsg::Request(req));
+        true
+    }
+
+    /// The metadata server answered: the waiting rank goes on with its open, close or delete.
+    fn metadata_reply(&mut self, r: &IoReply, ctx: &mut Ctx<'_, SimEvent>) {
+        let Some((local, start)) = self.metadata.remove(&r.id) else {
+            return;
+        };
+        let li = local as usize;
+        self.rank_io[li].add_metadata(start, ctx.now());
+        self.ranks[li].metadata_done = true;
+        self.ranks[li].wait = Wait::Timer;
+        self.advance(local, ctx);
     }
 
     /// Extends the I/O operation `first`, just taken from local rank `li`'s stream, into a

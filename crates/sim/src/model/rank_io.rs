@@ -29,6 +29,9 @@ pub struct RankIo {
     /// When its writes waited for room on a full device: `[start, end)` in ps per write that
     /// waited, in completion order (for the timeline plot).
     pub stalls: Vec<(Time, Time)>,
+    /// Time it waited for the PFS metadata server: opens, closes and deletes of PFS files
+    /// (ps; part of `time_in_io`, not counted in `io_ops`).
+    pub time_in_metadata: Time,
     /// Busy intervals `[start, end)` in ps before the last one, with the bytes their
     /// operations moved, in completion order.
     closed: Vec<(Time, Time, u64)>,
@@ -47,13 +50,24 @@ impl RankIo {
             self.bytes_read += bytes;
         }
         self.io_ops += 1;
-        self.time_in_io += end - start;
-        self.first_io_start = Some(self.first_io_start.map_or(start, |s| s.min(start)));
-        self.last_io_end = Some(self.last_io_end.map_or(end, |e| e.max(end)));
         if let Some(h) = net_hops {
             self.net_ops += 1;
             self.net_hops += u64::from(h);
         }
+        self.busy_from(start, end, bytes);
+    }
+
+    /// Adds one metadata operation, `[start, end)`: I/O time without bytes or an operation.
+    pub fn add_metadata(&mut self, start: Time, end: Time) {
+        self.time_in_metadata += end - start;
+        self.busy_from(start, end, 0);
+    }
+
+    /// Adds `[start, end)`, in which `bytes` moved, to the time in I/O and the busy intervals.
+    fn busy_from(&mut self, start: Time, end: Time, bytes: u64) {
+        self.time_in_io += end - start;
+        self.first_io_start = Some(self.first_io_start.map_or(start, |s| s.min(start)));
+        self.last_io_end = Some(self.last_io_end.map_or(end, |e| e.max(end)));
         match self.last.as_mut() {
             Some(last) if last.1 == start && end > start => {
                 last.1 = end;
@@ -113,5 +127,9 @@ mod tests {
             r.busy_bytes().collect::<Vec<_>>(),
             vec![(5, 12, 20), (20, 21, 4), (21, 21, 0)]
         );
+        // A metadata operation right after extends the last interval, with no operation.
+        r.add_metadata(21, 30);
+        assert_eq!((r.io_ops, r.time_in_io, r.time_in_metadata), (4, 17, 9));
+        assert_eq!(r.busy().last(), Some((21, 30)));
     }
 }

@@ -83,6 +83,14 @@ pub struct BurstBufferSection {
     /// `stripe_size` units) or `private` (each file on one server, by compute node and file).
     #[serde(default)]
     pub access_mode: AccessMode,
+    /// Each compute node's burst-buffer client (DataWarp's DVS client): bandwidth of its
+    /// requests to the BB servers (unset: only the NIC limits it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_bandwidth: Option<Bandwidth>,
+    /// Each compute node's burst-buffer client: most requests to the BB servers in flight at
+    /// once, over all of its ranks (unset: no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_requests: Option<u32>,
 }
 
 /// DataWarp access modes (`burst_buffer.access_mode`).
@@ -146,6 +154,8 @@ impl Default for BurstBufferSection {
             drain: DrainSection::default(),
             grain: None,
             access_mode: AccessMode::Striped,
+            client_bandwidth: None,
+            client_requests: None,
         }
     }
 }

@@ -36,6 +36,22 @@ pub struct PfsSection {
     /// 50 us).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock_revocation: Option<Duration>,
+    /// Each compute node's Lustre client: bandwidth of its PFS I/O (unset: only the NIC
+    /// limits it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_bandwidth: Option<Bandwidth>,
+    /// Each compute node's Lustre client: most PFS requests in flight at once, over all of
+    /// its ranks (unset: no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_requests: Option<u32>,
+    /// Service time of one metadata operation (open, close, delete of a PFS file) at the
+    /// metadata server (unset: metadata costs nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata_latency: Option<Duration>,
+    /// With `metadata_latency`: metadata operations the metadata server serves at once
+    /// (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata_threads: Option<u32>,
 }
 
 fn default_io_nodes() -> u32 {
@@ -66,6 +82,10 @@ impl Default for PfsSection {
             stripe_count: None,
             extent_locks: false,
             lock_revocation: None,
+            client_bandwidth: None,
+            client_requests: None,
+            metadata_latency: None,
+            metadata_threads: None,
         }
     }
 }

@@ -5,6 +5,8 @@ mod capacity;
 mod common;
 mod compose;
 mod diagnostics;
+mod fs_clients;
+mod pfs_metadata;
 mod properties;
 mod quickstart;
 mod shared_files;

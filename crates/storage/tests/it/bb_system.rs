@@ -58,6 +58,7 @@ fn pfs_cfg() -> PfsConfig {
         stripe_count: 1,
         file_stripe_counts: Vec::new(),
         forward_latency: US,
+        metadata: None,
     }
 }
 

@@ -86,6 +86,7 @@ pub fn pfs() -> PfsConfig {
         stripe_count: 1,
         file_stripe_counts: Vec::new(),
         forward_latency: US,
+        metadata: None,
     }
 }
 
