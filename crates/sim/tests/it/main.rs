@@ -5,6 +5,7 @@ mod capacity;
 mod common;
 mod compose;
 mod diagnostics;
+mod key_reference;
 mod properties;
 mod quickstart;
 mod shared_files;
