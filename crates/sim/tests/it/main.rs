@@ -6,6 +6,7 @@ mod common;
 mod compose;
 mod diagnostics;
 mod fs_clients;
+mod key_reference;
 mod pfs_metadata;
 mod properties;
 mod quickstart;
