@@ -149,20 +149,13 @@ impl Hosts {
             Placement::PerRouter { every, count } => {
                 positive(ExtraParam::Every, *every)?;
                 positive(ExtraParam::Count, *count)?;
-                let chosen: Vec<(u32, u32)> = (0..self.routers.len())
-                    .filter(|&i| self.compute[i] > 0)
+                Ok(self
+                    .compute_routers(extra)?
+                    .into_iter()
                     .enumerate()
                     .filter(|(ord, _)| *ord as u32 % every == 0)
-                    .map(|(_, i)| (self.routers[i], *count))
-                    .collect();
-                if chosen.is_empty() {
-                    return Err(NetError::invalid(
-                        param(ExtraParam::Placement),
-                        "at least one router with compute terminals",
-                        "none",
-                    ));
-                }
-                Ok(chosen)
+                    .map(|(_, r)| (r, *count))
+                    .collect())
             }
             Placement::Dedicated {
                 routers,
@@ -236,17 +229,7 @@ impl Hosts {
             }
             Placement::Spread { count } => {
                 positive(ExtraParam::Count, *count)?;
-                let hosts: Vec<u32> = (0..self.routers.len())
-                    .filter(|&i| self.compute[i] > 0)
-                    .map(|i| self.routers[i])
-                    .collect();
-                if hosts.is_empty() {
-                    return Err(NetError::invalid(
-                        param(ExtraParam::Placement),
-                        "at least one router with compute terminals",
-                        "none",
-                    ));
-                }
+                let hosts = self.compute_routers(extra)?;
                 let (n, count) = (hosts.len() as u64, u64::from(*count));
                 Ok((0..count)
                     .map(|i| (hosts[(i * n / count) as usize], 1))
@@ -277,6 +260,23 @@ impl Hosts {
                     .collect()
             }
         }
+    }
+
+    /// The candidates that host compute terminals, in order (an error on `extra`'s placement
+    /// when there is none).
+    fn compute_routers(&self, extra: &ExtraTerminals) -> Result<Vec<u32>, NetError> {
+        let hosts: Vec<u32> = (0..self.routers.len())
+            .filter(|&i| self.compute[i] > 0)
+            .map(|i| self.routers[i])
+            .collect();
+        if hosts.is_empty() {
+            return Err(NetError::invalid(
+                NetParam::Extra(extra.name.clone(), ExtraParam::Placement),
+                "at least one router with compute terminals",
+                "none",
+            ));
+        }
+        Ok(hosts)
     }
 
     fn claim(&mut self, picked: &[usize], per_router: u32) -> Vec<(u32, u32)> {
