@@ -363,6 +363,28 @@ study_sweep() {
     esac
 }
 
+# Runs one sweep of the matrix (study_sweep on the composed scenario $scn into DIR with the
+# options after LABEL) and reports it: 0 when it ran, 3 when it was only planned ("LABEL:
+# planned"), 1 when it failed (archived, added to FAILED, the tail of its log shown).
+matrix_sweep() { # dir label options...
+    local dir=$1 label=$2 rc=0
+    shift 2
+    SWEEPS=$((SWEEPS + 1))
+    study_sweep "$scn" "$dir" "$@" || rc=$?
+    case $rc in
+    0) return 0 ;;
+    3)
+        echo "$label: planned"
+        return 3
+        ;;
+    esac
+    study_archive_sweep "$dir" "${dir##*/}"
+    FAILED="$FAILED ${dir##*/}"
+    echo "FAILED $label (see $dir.log):" >&2
+    tail -n 5 "$dir.log" >&2
+    return 1
+}
+
 FAILED=""
 SWEEPS=0
 while read -r sys pl mix OVH <&3; do
@@ -379,17 +401,12 @@ while read -r sys pl mix OVH <&3; do
         [ "$njobs" -ge 2 ] || continue
     else
         t0=$(date +%s)
-        SWEEPS=$((SWEEPS + 1))
         rc=0
-        study_sweep "$scn" "$dir" --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" || rc=$?
+        matrix_sweep "$dir" "$sys $pl $mix" --vary "burst_buffer.ssd.op_overhead=$OVH" \
+            "${SETS[@]}" || rc=$?
         if [ "$rc" = 3 ]; then
-            echo "$sys $pl $mix: planned"
             [ "$CONTROLS" = 1 ] && [ "$njobs" -ge 2 ] || continue
         elif [ "$rc" != 0 ]; then
-            study_archive_sweep "$dir" "$sys-$pl-$mix"
-            FAILED="$FAILED $sys-$pl-$mix"
-            echo "FAILED $sys $pl $mix (see $dir.log):" >&2
-            tail -n 5 "$dir.log" >&2
             continue
         fi
     fi
@@ -416,21 +433,8 @@ while read -r sys pl mix OVH <&3; do
     *) die "$MIXFILE: the first job's source is neither preset nor ior; no token size for its control" ;;
     esac
     t0=$(date +%s)
-    SWEEPS=$((SWEEPS + 1))
-    rc=0
-    study_sweep "$scn" "$dir+control" --vary "burst_buffer.ssd.op_overhead=$OVH" \
-        "${SETS[@]}" "${APART[@]}" || rc=$?
-    if [ "$rc" = 3 ]; then
-        echo "$sys $pl $mix control: planned"
-        continue
-    fi
-    if [ "$rc" != 0 ]; then
-        study_archive_sweep "$dir+control" "$sys-$pl-$mix+control"
-        FAILED="$FAILED $sys-$pl-$mix+control"
-        echo "FAILED $sys $pl $mix control (see $dir+control.log):" >&2
-        tail -n 5 "$dir+control.log" >&2
-        continue
-    fi
+    matrix_sweep "$dir+control" "$sys $pl $mix control" \
+        --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" "${APART[@]}" || continue
     [ "$KEEP" = 1 ] || rm -f "$dir+control"/run-*/timeline.csv
     study_archive_sweep "$dir+control" "$sys-$pl-$mix+control"
     echo "$sys $pl $mix control: $(($(date +%s) - t0)) s"

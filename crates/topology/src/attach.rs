@@ -4,9 +4,12 @@
 //! adds a contiguous range of terminal ids, in the order the entries are given. Storage code
 //! only names a placement; it never needs to know port numbers.
 
+use crate::dragonfly::DragonflyShape;
 use crate::error::{ExtraParam, NetError, NetParam};
+use crate::fattree::FatTreeShape;
 use crate::graph::Builder;
 use crate::link::LinkParams;
+use crate::topology::{Topology, TopologyConfig};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -48,6 +51,13 @@ pub enum Placement {
         groups: u32,
         /// Extra terminals per router of those groups (>= 1).
         per_router: u32,
+    },
+    /// `count` extra terminals spread evenly over the routers that host compute terminals, in
+    /// router order: of `n` such routers, terminal `i` goes on the `(i * n / count)`-th (one
+    /// router takes several when `count > n`). PFS I/O nodes use it.
+    Spread {
+        /// Extra terminals (>= 1).
+        count: u32,
     },
     /// Explicit router ids, `per_router` extra terminals on each.
     Routers {
@@ -139,20 +149,13 @@ impl Hosts {
             Placement::PerRouter { every, count } => {
                 positive(ExtraParam::Every, *every)?;
                 positive(ExtraParam::Count, *count)?;
-                let chosen: Vec<(u32, u32)> = (0..self.routers.len())
-                    .filter(|&i| self.compute[i] > 0)
+                Ok(self
+                    .compute_routers(extra)?
+                    .into_iter()
                     .enumerate()
                     .filter(|(ord, _)| *ord as u32 % every == 0)
-                    .map(|(_, i)| (self.routers[i], *count))
-                    .collect();
-                if chosen.is_empty() {
-                    return Err(NetError::invalid(
-                        param(ExtraParam::Placement),
-                        "at least one router with compute terminals",
-                        "none",
-                    ));
-                }
-                Ok(chosen)
+                    .map(|(_, r)| (r, *count))
+                    .collect())
             }
             Placement::Dedicated {
                 routers,
@@ -224,6 +227,14 @@ impl Hosts {
                 };
                 Ok(self.claim(&picked, *per_router))
             }
+            Placement::Spread { count } => {
+                positive(ExtraParam::Count, *count)?;
+                let hosts = self.compute_routers(extra)?;
+                let (n, count) = (hosts.len() as u64, u64::from(*count));
+                Ok((0..count)
+                    .map(|i| (hosts[(i * n / count) as usize], 1))
+                    .collect())
+            }
             Placement::Routers {
                 routers,
                 per_router,
@@ -249,6 +260,23 @@ impl Hosts {
                     .collect()
             }
         }
+    }
+
+    /// The candidates that host compute terminals, in order (an error on `extra`'s placement
+    /// when there is none).
+    fn compute_routers(&self, extra: &ExtraTerminals) -> Result<Vec<u32>, NetError> {
+        let hosts: Vec<u32> = (0..self.routers.len())
+            .filter(|&i| self.compute[i] > 0)
+            .map(|i| self.routers[i])
+            .collect();
+        if hosts.is_empty() {
+            return Err(NetError::invalid(
+                NetParam::Extra(extra.name.clone(), ExtraParam::Placement),
+                "at least one router with compute terminals",
+                "none",
+            ));
+        }
+        Ok(hosts)
     }
 
     fn claim(&mut self, picked: &[usize], per_router: u32) -> Vec<(u32, u32)> {
@@ -287,6 +315,16 @@ pub(crate) fn attach_extras(
             let free: Vec<u16> = terminal_ports(router)
                 .filter(|&p| builder.is_free(router, p))
                 .collect();
+            // Checked before any port is added: port indices are 16 bits.
+            let ports = u64::from(builder.port_count(router))
+                + u64::from(count).saturating_sub(free.len() as u64);
+            if ports > u64::from(u16::MAX) {
+                return Err(NetError::invalid(
+                    NetParam::Extra(extra.name.clone(), ExtraParam::Ports),
+                    "fewer than 65536 ports per router",
+                    ports,
+                ));
+            }
             let mut free = free.into_iter();
             for _ in 0..count {
                 let port = match free.next() {
@@ -294,13 +332,6 @@ pub(crate) fn attach_extras(
                     None => builder.reserve(router, 1),
                 };
                 builder.attach(router, port, link);
-            }
-            if builder.port_count(router) > u32::from(u16::MAX) {
-                return Err(NetError::invalid(
-                    NetParam::Extra(extra.name.clone(), ExtraParam::Ports),
-                    "fewer than 65536 ports per router",
-                    builder.port_count(router),
-                ));
             }
         }
         groups.push(ExtraGroup {
@@ -310,4 +341,248 @@ pub(crate) fn attach_extras(
         });
     }
     Ok(groups)
+}
+
+/// The most routers a [`Placement::Dedicated`] of `per_router` extra terminals each can take
+/// as the first extra set of `config`: the count its build accepts. A fat-tree has room for
+/// `max_edges` edge switches and its compute terminals fill the first ones; dragonflies and
+/// tori have their routers without compute terminals. 0 when `config` is invalid, when
+/// `per_router` is 0, or when `per_router` terminals would take a router past 65,535 ports.
+pub fn dedicated_room(config: &TopologyConfig, per_router: u32) -> u32 {
+    // (free routers, terminal ports of a free router, its ports before any extra terminal)
+    let room = match config {
+        TopologyConfig::FatTree(c) => c.validate().ok().map(|()| {
+            let compute_edges = c.terminals.div_ceil(c.half());
+            (
+                u64::from(c.max_edges() - compute_edges),
+                c.half(),
+                u64::from(c.half()) + u64::from(c.up()),
+            )
+        }),
+        TopologyConfig::Dragonfly(c) => c
+            .validate()
+            .ok()
+            .map(|()| dragonfly_room(&c.shape(), c.terminals)),
+        TopologyConfig::Aries(c) => c
+            .validate()
+            .ok()
+            .map(|()| dragonfly_room(&c.shape(), c.terminals)),
+        TopologyConfig::Torus(c) => c.validate().ok().map(|()| {
+            let routers: u64 = c.dims.iter().map(|&k| u64::from(k)).product();
+            let p = c.terminals_per_router;
+            (
+                free_routers(routers, p, c.terminals),
+                p,
+                u64::from(p) + 2 * c.dims.len() as u64,
+            )
+        }),
+    };
+    match room {
+        Some((free, terminal_ports, ports))
+            if per_router > 0
+                && ports + u64::from(per_router.saturating_sub(terminal_ports))
+                    <= u64::from(u16::MAX) =>
+        {
+            u32::try_from(free).unwrap_or(u32::MAX)
+        }
+        _ => 0,
+    }
+}
+
+/// Routers of `routers` with `p` terminal ports each that host none of the `terminals` compute
+/// terminals (filled router by router; `None` fills every port).
+fn free_routers(routers: u64, p: u32, terminals: Option<u32>) -> u64 {
+    let compute = terminals.map_or(routers * u64::from(p), u64::from);
+    routers.saturating_sub(compute.div_ceil(u64::from(p)))
+}
+
+/// [`dedicated_room`]'s figures of a dragonfly: its routers without compute terminals, their
+/// `p` terminal ports, and their local, column and global ports.
+fn dragonfly_room(s: &DragonflyShape, terminals: Option<u32>) -> (u64, u32, u64) {
+    let routers = u64::from(s.routers_per_group()) * u64::from(s.groups);
+    let ports = u64::from(s.p) + u64::from(s.cols - 1) + u64::from(s.rows - 1) + u64::from(s.h);
+    (free_routers(routers, s.p, terminals), s.p, ports)
+}
+
+/// Routers and router-to-router links of `topology` without the routers its extra terminals
+/// added: a fat-tree grows edge switches (and the pods of aggregation switches they need) for
+/// dedicated placements; the other families attach extra terminals to routers they already
+/// have. The cost of a placement is what it adds to these.
+pub fn compute_fabric(topology: &Topology) -> (u32, u64) {
+    match topology.config() {
+        TopologyConfig::FatTree(c) => {
+            let compute = FatTreeShape::new(c, c.terminals.div_ceil(c.half()));
+            (compute.routers, compute.router_links())
+        }
+        TopologyConfig::Dragonfly(_) | TopologyConfig::Aries(_) | TopologyConfig::Torus(_) => {
+            (topology.routers(), topology.wiring().router_links())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aries::AriesConfig;
+    use crate::dragonfly::DragonflyConfig;
+    use crate::fattree::FatTreeConfig;
+    use crate::torus::TorusConfig;
+    use bbsim_engine::time::NS;
+
+    fn configs() -> Vec<TopologyConfig> {
+        let l = LinkParams::new(12_500_000_000, 100 * NS);
+        let fat = |levels, radix, terminals, taper| {
+            TopologyConfig::FatTree(FatTreeConfig {
+                levels,
+                radix,
+                terminals,
+                taper,
+                terminal: l,
+                link: l,
+            })
+        };
+        vec![
+            fat(3, 8, 120, 1),
+            fat(3, 8, 128, 1),
+            fat(3, 12, 1, 6),
+            fat(3, 12, 100, 2),
+            fat(2, 8, 5, 1),
+            fat(2, 16, 9, 8),
+            fat(3, 8, 0, 1),
+            TopologyConfig::Dragonfly(DragonflyConfig {
+                a: 4,
+                p: 2,
+                h: 2,
+                g: 5,
+                terminals: Some(27),
+                terminal: l,
+                local: l,
+                global: l,
+            }),
+            TopologyConfig::Aries(AriesConfig {
+                rows: 2,
+                cols: 3,
+                terminals_per_router: 4,
+                h: 1,
+                groups: 4,
+                terminals: Some(50),
+                terminal: l,
+                local: l,
+                global: l,
+            }),
+            TopologyConfig::Torus(TorusConfig {
+                dims: vec![4, 3],
+                terminals_per_router: 2,
+                terminals: Some(13),
+                terminal: l,
+                link: l,
+            }),
+            TopologyConfig::Torus(TorusConfig {
+                dims: vec![3, 3],
+                terminals_per_router: 1,
+                terminals: None,
+                terminal: l,
+                link: l,
+            }),
+        ]
+    }
+
+    fn dedicated(routers: u32, per_router: u32) -> ExtraTerminals {
+        ExtraTerminals {
+            name: "bb".into(),
+            placement: Placement::Dedicated {
+                routers,
+                per_router,
+            },
+            link: None,
+        }
+    }
+
+    /// The room for dedicated routers is the largest count a build accepts: trial builds
+    /// with one more router fail, with that many succeed.
+    #[test]
+    fn dedicated_room_is_the_largest_count_that_builds() {
+        let mut nonzero = 0;
+        for cfg in configs() {
+            for per in [0, 1, 3, 40, 65_000, 70_000] {
+                let room = dedicated_room(&cfg, per);
+                let builds = |k| Topology::build(&cfg, &[dedicated(k, per)]).is_ok();
+                assert!(
+                    room == 0 || builds(room),
+                    "{cfg:?}: {room} dedicated routers of {per} do not build"
+                );
+                assert!(
+                    !builds(room + 1),
+                    "{cfg:?}: {} dedicated routers of {per} build",
+                    room + 1
+                );
+                nonzero += u32::from(room > 0);
+            }
+        }
+        assert!(nonzero >= 20, "only {nonzero} configurations have room");
+    }
+
+    /// The compute fabric of a topology with dedicated extra routers equals the topology built
+    /// without extra terminals.
+    #[test]
+    fn compute_fabric_equals_the_topology_without_extras() {
+        let mut checked = 0;
+        for cfg in configs() {
+            let Ok(bare) = Topology::build(&cfg, &[]) else {
+                continue;
+            };
+            let want = (bare.routers(), bare.wiring().router_links());
+            assert_eq!(compute_fabric(&bare), want, "{cfg:?}");
+            let room = dedicated_room(&cfg, 2);
+            if room > 0 {
+                let grown = Topology::build(&cfg, &[dedicated(room, 2)]).unwrap();
+                assert_eq!(
+                    compute_fabric(&grown),
+                    want,
+                    "{cfg:?} with {room} dedicated"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 8, "only {checked} topologies had room");
+    }
+
+    /// Spread terminals go on the routers of the compute terminals, the `i`-th on the
+    /// `(i * n / count)`-th of the `n`, after the terminals of earlier sets.
+    #[test]
+    fn spread_covers_the_compute_routers_evenly() {
+        for cfg in configs() {
+            let Ok(bare) = Topology::build(&cfg, &[]) else {
+                continue;
+            };
+            let mut hosts: Vec<u32> = bare
+                .compute_terminals()
+                .filter_map(|t| bare.router_of(t))
+                .collect();
+            hosts.dedup();
+            for count in [1, 2, 7, hosts.len() as u32 * 2 + 1] {
+                let bb = ExtraTerminals {
+                    name: "bb".into(),
+                    placement: Placement::PerRouter { every: 2, count: 1 },
+                    link: None,
+                };
+                let io = ExtraTerminals {
+                    name: "io".into(),
+                    placement: Placement::Spread { count },
+                    link: None,
+                };
+                let t = Topology::build(&cfg, &[bb, io]).unwrap();
+                let got: Vec<u32> = t
+                    .extra("io")
+                    .unwrap()
+                    .filter_map(|x| t.router_of(x))
+                    .collect();
+                let n = hosts.len();
+                let want: Vec<u32> = (0..count as usize)
+                    .map(|i| hosts[i * n / count as usize])
+                    .collect();
+                assert_eq!(got, want, "{cfg:?} with {count} spread terminals");
+            }
+        }
+    }
 }

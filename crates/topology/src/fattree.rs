@@ -179,6 +179,51 @@ pub enum FatTreeLevel {
 }
 
 impl FatTreeShape {
+    /// The shape of the tree `cfg` with `edges` edge (leaf) switches: 3 levels add the pods'
+    /// aggregation switches and `up * half` core switches; 2 levels add `up` spines.
+    pub fn new(cfg: &FatTreeConfig, edges: u32) -> Self {
+        let (half, up, k) = (cfg.half(), cfg.up(), cfg.radix);
+        if cfg.levels == 3 {
+            let pods = edges.div_ceil(half);
+            let agg_base = edges;
+            let core_base = agg_base + pods * up;
+            FatTreeShape {
+                levels: 3,
+                radix: k,
+                half,
+                up,
+                edges,
+                pods,
+                agg_base,
+                core_base,
+                routers: core_base + up * half,
+            }
+        } else {
+            FatTreeShape {
+                levels: 2,
+                radix: k,
+                half,
+                up,
+                edges,
+                pods: edges,
+                agg_base: edges,
+                core_base: edges + up,
+                routers: edges + up,
+            }
+        }
+    }
+
+    /// Switch-to-switch links: `up` up-links per edge switch, and (3 levels) `half` up-links
+    /// per aggregation switch.
+    pub fn router_links(&self) -> u64 {
+        let edge_up = u64::from(self.edges) * u64::from(self.up);
+        if self.levels == 3 {
+            edge_up + u64::from(self.pods) * u64::from(self.up) * u64::from(self.half)
+        } else {
+            edge_up
+        }
+    }
+
     /// The layer of router `r`.
     #[inline]
     pub fn level(&self, r: u32) -> FatTreeLevel {
@@ -266,34 +311,7 @@ pub(crate) fn build(
         }
     }
     let edges = reserved.len() as u32;
-    let shape = if cfg.levels == 3 {
-        let pods = edges.div_ceil(half);
-        let agg_base = edges;
-        let core_base = agg_base + pods * up;
-        FatTreeShape {
-            levels: 3,
-            radix: k,
-            half,
-            up,
-            edges,
-            pods,
-            agg_base,
-            core_base,
-            routers: core_base + up * half,
-        }
-    } else {
-        FatTreeShape {
-            levels: 2,
-            radix: k,
-            half,
-            up,
-            edges,
-            pods: edges,
-            agg_base: edges,
-            core_base: edges + up,
-            routers: edges + up,
-        }
-    };
+    let shape = FatTreeShape::new(cfg, edges);
     let mut b = Builder::new(shape.routers);
     for e in 0..edges {
         b.reserve(e, half);

@@ -10,6 +10,7 @@ use crate::lower::storage::bb_storage;
 use crate::scenario::{Placement, Scenario};
 use crate::units::{human_bandwidth, human_bytes};
 use bbsim_storage::{BbServerConfig, PfsConfig, SsdConfig};
+use bbsim_topology::attach::compute_fabric;
 use bbsim_topology::network::Network;
 use serde::Serialize;
 
@@ -131,26 +132,24 @@ fn check_run_keys(s: &Scenario, map: &SourceMap) -> Result<(), Diagnostic> {
 }
 
 /// Routers and links of the machine without its BB servers (for the cost of what the
-/// placement adds): the compute network's, plus one terminal link per PFS I/O node (I/O nodes
-/// attach to routers that already exist).
-fn base_counts(compute: &Network, io_nodes: u32) -> (u32, u64) {
-    let topo = compute.topology();
-    let links = topo.wiring().router_links() + u64::from(topo.terminals()) + u64::from(io_nodes);
-    (compute.routers(), links)
+/// placement adds): the compute fabric's, plus one terminal link per compute node and PFS I/O
+/// node (I/O nodes attach to routers that host compute nodes).
+fn base_counts(network: &Network, compute_nodes: u32, io_nodes: u32) -> (u32, u64) {
+    let (routers, router_links) = compute_fabric(network.topology());
+    let links = router_links + u64::from(compute_nodes) + u64::from(io_nodes);
+    (routers, links)
 }
 
-/// Builds and validates the machine of a scenario.
+/// Builds and validates the machine of a scenario: the network is built once, with its BB
+/// servers and PFS I/O nodes.
 pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnostic> {
-    let compute = compute_network(s, map)?;
-    let bb_extra = bb_servers(s, map, &compute.topology)?;
+    let mut cfg = compute_network(s, map)?;
+    let bb_extra = bb_servers(s, map, &cfg.topology)?;
     check_run_keys(s, map)?;
-    let (io_extra, probe) = pfs_io_nodes(s, map, &compute)?;
-    let compute_nodes = probe.terminals();
-    let (base_routers, base_links) = base_counts(&probe, s.pfs.io_nodes);
-    let mut cfg = compute;
     model_options(&s.network, map, &mut cfg)?;
-    cfg.extras = bb_extra.into_iter().chain([io_extra]).collect();
+    cfg.extras = bb_extra.into_iter().chain([pfs_io_nodes(s)]).collect();
     let network = Network::build(&cfg).map_err(|e| net_error(map, e))?;
+    let compute_nodes = network.topology().compute_terminals().len() as u32;
     let group = |name: &str| -> Vec<u32> {
         network
             .topology()
@@ -160,6 +159,7 @@ pub fn build_machine(s: &Scenario, map: &SourceMap) -> Result<Machine, Diagnosti
     };
     let bb_terminals = group(BB_EXTRA);
     let io_terminals = group(PFS_EXTRA);
+    let (base_routers, base_links) = base_counts(&network, compute_nodes, s.pfs.io_nodes);
     let storage = bb_storage(s, map, bb_terminals.len(), compute_nodes)?;
     let pfs = pfs_config(s, map)?;
     let (pfs_locks, bb_locks) = super::locks::lock_configs(s, map)?;
@@ -246,11 +246,9 @@ mod tests {
                 let Ok(m) = build_machine(&s, &map) else {
                     continue;
                 };
-                let compute = crate::lower::network::compute_network(&s, &map).unwrap();
-                let (io, _) = pfs_io_nodes(&s, &map, &compute).unwrap();
                 let mut base_cfg = m.network.config().clone();
-                base_cfg.extras = vec![io];
-                let base = Network::build(&base_cfg).unwrap();
+                base_cfg.extras = vec![pfs_io_nodes(&s)];
+                let base = Network::build(&base_cfg).expect("the machine without BB servers");
                 let links = base.topology().wiring().router_links()
                     + u64::from(base.topology().terminals());
                 assert_eq!(

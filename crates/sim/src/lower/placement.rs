@@ -6,11 +6,9 @@
 //! servers are not network terminals, the storage lowering in `lower/storage.rs`).
 
 use crate::diag::{Diagnostic, SourceMap};
-use crate::lower::network::net_error;
 use crate::scenario::{Placement, Scenario, TopologyKind};
-use bbsim_topology::attach::{ExtraTerminals, Placement as Attach};
-use bbsim_topology::network::{Network, NetworkConfig};
-use bbsim_topology::topology::{Topology, TopologyConfig};
+use bbsim_topology::attach::{dedicated_room, ExtraTerminals, Placement as Attach};
+use bbsim_topology::topology::TopologyConfig;
 
 /// Name of the BB-server extra terminals.
 pub const BB_EXTRA: &str = "bb";
@@ -75,7 +73,7 @@ fn global(
         match bb.servers {
             Some(n) => n,
             // Unset: every router that hosts no compute node gets `per` servers.
-            None => match free_dedicated_routers(topology, per) {
+            None => match dedicated_room(topology, per.max(1)) {
                 0 => return Err(map.error_at(
                     "burst_buffer.servers",
                     "placement = \"global\" puts the BB servers on routers that host no compute \
@@ -104,64 +102,13 @@ fn global(
     })
 }
 
-/// The most dedicated routers (hosting no compute node) `topology` has room for, with `per`
-/// servers each: the largest count the attach step accepts, found by bisection over trial
-/// builds (a dozen or so, milliseconds each on the study's machines).
-fn free_dedicated_routers(topology: &TopologyConfig, per: u32) -> u32 {
-    let Ok(probe) = Topology::build(topology, &[]) else {
-        return 0;
-    };
-    let fits = |k: u32| {
-        let extra = ExtraTerminals {
-            name: BB_EXTRA.into(),
-            placement: Attach::Dedicated {
-                routers: k,
-                per_router: per.max(1),
-            },
-            link: None,
-        };
-        k == 0 || Topology::build(topology, &[extra]).is_ok()
-    };
-    let (mut lo, mut hi) = (0u32, probe.routers());
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    lo
-}
-
-/// The PFS I/O nodes (`pfs.io_nodes`), spread evenly over the routers that host compute nodes
-/// of the compute network `compute`. Also returns the compute network itself, built.
-pub fn pfs_io_nodes(
-    s: &Scenario,
-    map: &SourceMap,
-    compute: &NetworkConfig,
-) -> Result<(ExtraTerminals, Network), Diagnostic> {
-    let io_nodes = s.pfs.io_nodes;
-    let probe = Network::build(compute).map_err(|e| net_error(map, e))?;
-    let topo = probe.topology();
-    let mut hosts: Vec<u32> = topo
-        .compute_terminals()
-        .filter_map(|t| topo.router_of(t))
-        .collect();
-    hosts.dedup();
-    if hosts.is_empty() {
-        return Err(map.error_at("network", "the topology has no routers with compute nodes"));
-    }
-    let routers: Vec<u32> = (0..io_nodes as usize)
-        .map(|i| hosts[i * hosts.len() / io_nodes as usize])
-        .collect();
-    let extra = ExtraTerminals {
+/// The PFS I/O nodes (`pfs.io_nodes`), spread evenly over the routers that host compute nodes.
+pub fn pfs_io_nodes(s: &Scenario) -> ExtraTerminals {
+    ExtraTerminals {
         name: PFS_EXTRA.into(),
-        placement: Attach::Routers {
-            routers,
-            per_router: 1,
+        placement: Attach::Spread {
+            count: s.pfs.io_nodes,
         },
         link: None,
-    };
-    Ok((extra, probe))
+    }
 }

@@ -14,7 +14,7 @@ use serde::Serialize;
 use std::fmt::Write;
 
 /// One burst-buffer device in `summary.json` (`capacity`).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct CapacityRow {
     /// `bb-server` or `node-local`.
     pub kind: &'static str,
@@ -271,18 +271,10 @@ mod tests {
     fn row(points: Vec<(Time, u64)>) -> CapacityRow {
         CapacityRow {
             kind: "bb-server",
-            host: 0,
             capacity_bytes: 100,
-            peak_bytes: 0,
-            peak_pct: 0.0,
-            peak_at_s: 0.0,
             end_bytes: points.last().map_or(0, |p| p.1),
-            stalled_writes: 0,
-            stall_time_s: 0.0,
-            spilled_bytes: 0,
-            drained_bytes: 0,
-            drain_done_s: None,
             points,
+            ..Default::default()
         }
     }
 

@@ -216,14 +216,8 @@ mod tests {
             capacity_bytes: cap,
             peak_bytes: peak,
             peak_pct: peak as f64 * 100.0 / cap as f64,
-            peak_at_s: 0.0,
-            end_bytes: 0,
-            stalled_writes: 0,
-            stall_time_s: 0.0,
-            spilled_bytes: 0,
-            drained_bytes: 0,
-            drain_done_s: None,
             points,
+            ..Default::default()
         }
     }
 

@@ -2,7 +2,7 @@
 //! writer waits for a drain of known bandwidth, that `none` never drains (and a run that can
 //! never finish fails, naming the device), and peak occupancy in a two-checkpoint case.
 
-use crate::common::{load, scratch, summary};
+use crate::common::{load, small_fat_tree, summary};
 use bbsim_sim::run::RunError;
 use std::path::{Path, PathBuf};
 
@@ -11,22 +11,10 @@ const MIB: u64 = 1 << 20;
 /// A small fat-tree with node-local SSDs of `capacity` and one checkpointing job of `ranks`
 /// ranks, one per node, each writing `mib` MiB in 1 MiB transfers per checkpoint.
 fn scenario(name: &str, capacity: &str, ranks: u32, mib: u64, checkpoints: u32) -> PathBuf {
-    let dir = scratch(name);
-    let path = dir.join("s.toml");
-    let text = format!(
-        r#"
-name = "{name}"
-[simulation]
-seed = 1
-threads = 1
-[network]
-topology = "fat-tree"
-levels = 3
-radix = 4
-link_bandwidth = "100GB/s"
-link_latency = "50ns"
-router_delay = "90ns"
-[burst_buffer]
+    small_fat_tree(
+        name,
+        &format!(
+            r#"[burst_buffer]
 placement = "node-local"
 [burst_buffer.ssd]
 write_bandwidth = "10GB/s"
@@ -51,9 +39,8 @@ transfer_size = "1MiB"
 period = "1ms"
 checkpoints = {checkpoints}
 "#
-    );
-    std::fs::write(&path, text).expect("scenario written");
-    path
+        ),
+    )
 }
 
 fn run(path: &Path, set: &[&str]) -> Result<serde_json::Value, RunError> {

@@ -36,6 +36,30 @@ pub fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// Writes a scenario on a small fat-tree (3 levels, radix 4: 16 nodes; 100 GB/s links, 50 ns
+/// link latency, 90 ns router delay; seed 1, one thread) with the sections `rest` below it,
+/// into a fresh scratch directory `name`, and returns its path.
+pub fn small_fat_tree(name: &str, rest: &str) -> PathBuf {
+    let path = scratch(name).join("s.toml");
+    let text = format!(
+        r#"
+name = "{name}"
+[simulation]
+seed = 1
+threads = 1
+[network]
+topology = "fat-tree"
+levels = 3
+radix = 4
+link_bandwidth = "100GB/s"
+link_latency = "50ns"
+router_delay = "90ns"
+{rest}"#
+    );
+    std::fs::write(&path, text).expect("scenario written");
+    path
+}
+
 /// Loads `path` with `overrides`, panicking with the diagnostic if it is invalid.
 pub fn load(path: &Path, overrides: &[String]) -> Loaded {
     load_scenario(path, overrides).unwrap_or_else(|d| panic!("{d}"))

@@ -2,28 +2,16 @@
 //! stripes (a shared file with one writer per stripe runs exactly like a file per process),
 //! and `k` clients writing one stripe at once wait `0, R, 2R, ..., (k - 1)R` for their locks.
 
-use crate::common::{file, load, run, scratch};
+use crate::common::{file, load, run, small_fat_tree};
 use std::path::PathBuf;
 
 /// A small fat-tree whose IOR job `ior` (one rank per node) writes to the PFS: one I/O node,
 /// one storage server, 1 MiB stripes.
 fn scenario(name: &str, ranks: u32, ior: &str) -> PathBuf {
-    let dir = scratch(name);
-    let path = dir.join("s.toml");
-    let text = format!(
-        r#"
-name = "{name}"
-[simulation]
-seed = 1
-threads = 1
-[network]
-topology = "fat-tree"
-levels = 3
-radix = 4
-link_bandwidth = "100GB/s"
-link_latency = "50ns"
-router_delay = "90ns"
-[pfs]
+    small_fat_tree(
+        name,
+        &format!(
+            r#"[pfs]
 io_nodes = 1
 servers = 1
 server_bandwidth = "10GB/s"
@@ -36,9 +24,8 @@ ranks = {ranks}
 ranks_per_node = 1
 ior = "{ior}"
 "#
-    );
-    std::fs::write(&path, text).expect("scenario written");
-    path
+        ),
+    )
 }
 
 /// `ranks.csv` of a run of `path` with overrides `set`.

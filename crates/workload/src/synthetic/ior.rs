@@ -22,7 +22,7 @@
 //! has nothing left to flush; MPI-IO without `-c` issues the same independent transfers as
 //! POSIX.
 
-use super::{push_writes, MIB};
+use super::{push_reads, push_writes, MIB};
 use crate::op::{CommId, FileId, Op};
 use crate::rng::Rng;
 use crate::workload::{JobSpec, RankOpsBuilder, Sharing};
@@ -97,26 +97,13 @@ impl Default for IorParams {
     /// process, write only, files kept), which the keyed scenario form starts from.
     fn default() -> Self {
         IorParams {
-            ranks: 768,
-            ranks_per_node: 6,
             block_size: 1024 * MIB,
             transfer_size: MIB,
-            segments: 1,
             file_per_process: true,
             write: true,
-            read: false,
-            repetitions: 1,
-            inter_repetition_ps: 0,
-            api: IorApi::Posix,
-            random_offsets: false,
-            seed: 0,
-            reorder_tasks: false,
-            task_per_node_offset: 1,
-            fsync: false,
-            collective: false,
             keep_file: true,
-            intra_test_barriers: false,
             test_file: "ior/testFile".into(),
+            ..Self::ior_defaults(768, 6)
         }
     }
 }
@@ -266,23 +253,8 @@ impl IorParams {
                     } else {
                         for s in 0..u64::from(self.segments) {
                             let base = self.block_base(ranks, whose, s);
-                            if is_write {
-                                push_writes(
-                                    &mut ops,
-                                    file,
-                                    base,
-                                    self.block_size,
-                                    self.transfer_size,
-                                );
-                            } else {
-                                super::push_reads(
-                                    &mut ops,
-                                    file,
-                                    base,
-                                    self.block_size,
-                                    self.transfer_size,
-                                );
-                            }
+                            let push = if is_write { push_writes } else { push_reads };
+                            push(&mut ops, file, base, self.block_size, self.transfer_size);
                         }
                     }
                     if self.intra_test_barriers {

@@ -13,9 +13,10 @@
 //! (`<key>_Bps`); other values (names, plain numbers, lists) as given.
 
 use super::{
-    job_sizing_cells, pfs_baseline, run_columns, SweepPlan, SweepRun, PLACEMENT_KEY, RUN_COLUMNS,
-    SIZING_JOB_COLUMNS, SIZING_RUN_COLUMNS,
+    job_sizing_cells, pfs_baseline, run_columns, RunFigures, SweepPlan, SweepRun, PLACEMENT_KEY,
+    RUN_COLUMNS, SIZING_JOB_COLUMNS, SIZING_RUN_COLUMNS,
 };
+use crate::output::collect::JobSummary;
 use crate::output::report::csv_field;
 use crate::scenario::units::{parse_bandwidth, parse_bytes, parse_duration};
 use std::fmt::Write as _;
@@ -223,6 +224,16 @@ pub fn points_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
     csv
 }
 
+/// Every job of the finished runs of `runs`, in run and job order: the run, its figures, the
+/// job's index and summary.
+fn finished_jobs(
+    runs: &[SweepRun],
+) -> impl Iterator<Item = (&SweepRun, &RunFigures, usize, &JobSummary)> {
+    runs.iter()
+        .filter_map(|r| r.outcome.as_ref().ok().map(|f| (r, f)))
+        .flat_map(|(r, f)| f.jobs.iter().enumerate().map(move |(j, js)| (r, f, j, js)))
+}
+
 /// `sweep-jobs.csv` for the runs of `plan`: one row per finished run and job, in run and
 /// job order.
 pub fn jobs_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
@@ -231,31 +242,28 @@ pub fn jobs_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
     names.extend(JOB_TABLE_COLUMNS);
     names.extend(SIZING_JOB_COLUMNS);
     let mut csv = end_header(lead.header.clone(), &names);
-    for r in runs {
-        let Ok(f) = &r.outcome else { continue };
-        for (j, js) in f.jobs.iter().enumerate() {
-            let _ = write!(
-                csv,
-                "{},{j},{},{},{},{},{},{:.9},{},{:.9},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4}",
-                lead.cells(r),
-                csv_field(&js.name),
-                js.ranks,
-                js.nodes,
-                js.bytes_written,
-                js.bytes_read,
-                js.io_phase_s,
-                js.io_phases.len(),
-                js.io_time_s,
-                js.time_in_io_mean_s,
-                js.time_in_io_p99_s,
-                js.time_in_io_max_s,
-                js.effective_bandwidth,
-                js.avg_hops,
-                js.nonminimal_fraction
-            );
-            csv.push_str(&job_sizing_cells(f.sizing.get(j)));
-            csv.push('\n');
-        }
+    for (r, f, j, js) in finished_jobs(runs) {
+        let _ = write!(
+            csv,
+            "{},{j},{},{},{},{},{},{:.9},{},{:.9},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4}",
+            lead.cells(r),
+            csv_field(&js.name),
+            js.ranks,
+            js.nodes,
+            js.bytes_written,
+            js.bytes_read,
+            js.io_phase_s,
+            js.io_phases.len(),
+            js.io_time_s,
+            js.time_in_io_mean_s,
+            js.time_in_io_p99_s,
+            js.time_in_io_max_s,
+            js.effective_bandwidth,
+            js.avg_hops,
+            js.nonminimal_fraction
+        );
+        csv.push_str(&job_sizing_cells(f.sizing.get(j)));
+        csv.push('\n');
     }
     csv
 }
@@ -267,25 +275,22 @@ pub fn phases_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
     let mut names = vec!["job", "name", "phase"];
     names.extend(PHASE_TABLE_COLUMNS);
     let mut csv = end_header(lead.header.clone(), &names);
-    for r in runs {
-        let Ok(f) = &r.outcome else { continue };
-        for (j, js) in f.jobs.iter().enumerate() {
-            for (k, p) in js.io_phases.iter().enumerate() {
-                let _ = writeln!(
-                    csv,
-                    "{},{j},{},{k},{:.9},{:.9},{:.9},{},{},{:.9},{:.9},{:.0}",
-                    lead.cells(r),
-                    csv_field(&js.name),
-                    p.start_s,
-                    p.end_s,
-                    p.length_s,
-                    p.ranks,
-                    p.bytes,
-                    p.time_in_io_max_s,
-                    p.time_in_io_p99_s,
-                    p.bandwidth_bps
-                );
-            }
+    for (r, _, j, js) in finished_jobs(runs) {
+        for (k, p) in js.io_phases.iter().enumerate() {
+            let _ = writeln!(
+                csv,
+                "{},{j},{},{k},{:.9},{:.9},{:.9},{},{},{:.9},{:.9},{:.0}",
+                lead.cells(r),
+                csv_field(&js.name),
+                p.start_s,
+                p.end_s,
+                p.length_s,
+                p.ranks,
+                p.bytes,
+                p.time_in_io_max_s,
+                p.time_in_io_p99_s,
+                p.bandwidth_bps
+            );
         }
     }
     csv
