@@ -1333,3 +1333,29 @@ fn a_key_varied_twice_is_refused() {
         "{err}"
     );
 }
+
+/// A run on several threads whose lookahead windows hold few events says that one thread is
+/// expected to be faster; a one-thread run says nothing.
+#[test]
+fn sparse_windows_on_several_threads_are_noted() {
+    let scn = data("tiny-fattree.toml");
+    let out = scratch("thread-note");
+    let run = |t: &str| {
+        let o = run_ok(&[
+            "run",
+            scn.to_str().expect("utf-8"),
+            "--threads",
+            t,
+            "--out",
+            out.to_str().expect("utf-8"),
+        ]);
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let two = run("2");
+    assert!(
+        two.contains("note: 2 threads ran")
+            && two.contains("one thread (the default) is expected to be faster"),
+        "{two}"
+    );
+    assert!(!run("1").contains("note:"));
+}

@@ -287,6 +287,27 @@ pub fn write(rendered: &Rendered, out: &mut OutputSet) -> io::Result<()> {
     Ok(())
 }
 
+/// Below this many events per lookahead window on average, a run on several threads is expected
+/// to be slower than on one: each window ends in a barrier of every thread. Measured on a 2-core
+/// machine (docs/performance.md, "Threads"): runs averaging 33-128 events per window gained up
+/// to 1.3 x on 2 threads, runs averaging 2-3 lost 3-13 x.
+pub const EVENTS_PER_WINDOW_FOR_THREADS: f64 = 32.0;
+
+/// A note for the run's table when it used several threads on windows too sparse to pay.
+fn thread_note(stats: &RunStats) -> Option<String> {
+    let per_window = stats.events_per_window();
+    (stats.threads > 1 && stats.windows > 0 && per_window < EVENTS_PER_WINDOW_FOR_THREADS).then(
+        || {
+            format!(
+                "note: {} threads ran {per_window:.1} events per lookahead window on average; below \
+                 {EVENTS_PER_WINDOW_FOR_THREADS} the windows' barriers cost more than the threads \
+                 gain, so one thread (the default) is expected to be faster, with identical results",
+                stats.threads
+            )
+        },
+    )
+}
+
 /// The short table printed at the end of a run: per job its bytes, time in I/O phases
 /// (`io_time_s`) and the bandwidth over it, then each job's phases and the design's cost.
 pub fn table(
@@ -316,6 +337,9 @@ pub fn table(
         stats.events,
         stats.threads
     );
+    if let Some(note) = thread_note(stats) {
+        let _ = writeln!(s, "{note}\n");
+    }
     let _ = writeln!(
         s,
         "{:<16} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>12} {:>6}",
