@@ -1,4 +1,4 @@
-//! Scenario benchmark: `scenarios/cori-ior.toml` (Cori-like DataWarp under IOR) with
+//! Scenario benchmark: `scenarios/cori-ior.toml` (Cori's DataWarp under IOR) with
 //! all 4,480 processes but 64 MiB per process instead of 8 GiB (573,440 1 MiB transfers), one
 //! thread: as the scenario ships (packet model, transfer trains of 8 in 8 MiB packets), and
 //! with every transfer on its own (1 MiB packets) under the packet and the path network
@@ -37,7 +37,7 @@ fn cori_ior(c: &mut Criterion) {
         ),
     ];
     for (name, extra) in variants {
-        let mut overrides = vec!["jobs.0.block_size=64MiB".to_string()];
+        let mut overrides = vec![r#"jobs.0.ior="-a POSIX -F -b 64m -t 1m -w -r""#.to_string()];
         overrides.extend(extra.iter().map(|s| s.to_string()));
         let loaded = load_scenario(&path, &overrides).expect("cori-ior loads");
         g.bench_function(format!("64MiB_per_process_{name}"), |b| {
