@@ -143,6 +143,18 @@ pub struct Volume {
 }
 
 impl Volume {
+    /// `bytes` per rank split over `calls` write calls, each rounded up to whole transfers of
+    /// `transfer` bytes, by each of `ranks` ranks: at most one transfer more per call than the
+    /// bytes alone need.
+    fn split(ranks: u32, bytes: u64, transfer: u64, calls: u32) -> Self {
+        let v = Volume::of(ranks, 1, bytes, transfer);
+        let extra = u128::from(calls.max(1)) * u128::from(ranks.max(1));
+        Volume {
+            operations: v.operations.saturating_add(extra),
+            ..v
+        }
+    }
+
     /// `calls` calls of `bytes` each, split into operations of `transfer` bytes, by each of
     /// `ranks` ranks.
     fn of(ranks: u32, calls: u128, bytes: u64, transfer: u64) -> Self {
@@ -178,37 +190,13 @@ impl App {
                 let most = p.bytes_per_rank.saturating_mul(2);
                 Volume::of(p.ranks, 1, most, p.transfer_size)
             }
+            // One write call per file (LAMMPS) or per phase (S3D, HACC); each call's writes
+            // round up separately.
             App::Lammps(p) => {
-                // One call per file; each file's writes round up separately.
-                let files = u128::from(p.files_per_rank.max(1));
-                let v = Volume::of(p.ranks, 1, p.bytes_per_rank, p.transfer_size);
-                Volume {
-                    operations: v
-                        .operations
-                        .saturating_add(files * u128::from(p.ranks.max(1))),
-                    ..v
-                }
+                Volume::split(p.ranks, p.bytes_per_rank, p.transfer_size, p.files_per_rank)
             }
-            App::S3d(p) => {
-                let phases = u128::from(p.phases.max(1));
-                let v = Volume::of(p.ranks, 1, p.bytes_per_rank, p.transfer_size);
-                Volume {
-                    operations: v
-                        .operations
-                        .saturating_add(phases * u128::from(p.ranks.max(1))),
-                    ..v
-                }
-            }
-            App::Hacc(p) => {
-                let phases = u128::from(p.phases.max(1));
-                let v = Volume::of(p.ranks, 1, p.bytes_per_rank, p.transfer_size);
-                Volume {
-                    operations: v
-                        .operations
-                        .saturating_add(phases * u128::from(p.ranks.max(1))),
-                    ..v
-                }
-            }
+            App::S3d(p) => Volume::split(p.ranks, p.bytes_per_rank, p.transfer_size, p.phases),
+            App::Hacc(p) => Volume::split(p.ranks, p.bytes_per_rank, p.transfer_size, p.phases),
         }
     }
 
