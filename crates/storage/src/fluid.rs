@@ -264,6 +264,24 @@ mod tests {
             }
         }
 
+        /// Removes the flows finished by `now`, returning their owners in start order.
+        fn pop_finished(&mut self, now: Time) -> Vec<u64> {
+            self.advance(now);
+            let mut done = Vec::new();
+            self.flows.retain(|fl| {
+                if fl.1 == 0 {
+                    done.push(fl.2);
+                    false
+                } else {
+                    true
+                }
+            });
+            if !done.is_empty() {
+                self.rates();
+            }
+            done
+        }
+
         fn next_finish(&self) -> Option<Time> {
             self.flows
                 .iter()
@@ -307,19 +325,7 @@ mod tests {
                     let (srv, bytes) = (rnd(servers as u64) as u32, 1 + rnd(2000));
                     let mut a = Vec::new();
                     f.pop_finished(now, &mut a);
-                    r.advance(now);
-                    let mut b = Vec::new();
-                    r.flows.retain(|fl| {
-                        if fl.1 == 0 {
-                            b.push(fl.2);
-                            false
-                        } else {
-                            true
-                        }
-                    });
-                    if !b.is_empty() {
-                        r.rates();
-                    }
+                    let b = r.pop_finished(now);
                     assert_eq!(a, b, "seed {seed}");
                     f.add(now, srv, bytes, owner);
                     r.advance(now);
@@ -331,17 +337,7 @@ mod tests {
                     now = t;
                     let mut a = Vec::new();
                     f.pop_finished(now, &mut a);
-                    r.advance(now);
-                    let mut b = Vec::new();
-                    r.flows.retain(|fl| {
-                        if fl.1 == 0 {
-                            b.push(fl.2);
-                            false
-                        } else {
-                            true
-                        }
-                    });
-                    r.rates();
+                    let b = r.pop_finished(now);
                     assert!(!a.is_empty());
                     assert_eq!(a, b, "seed {seed}");
                 }
