@@ -2,7 +2,10 @@
 //! search over the product of the given dimensions that runs far fewer designs than the
 //! product (`bbsim_sim::sizing::search`), or all of them with `--exhaustive`.
 
-use crate::run_cmd::{default_out, install_interrupt_handler, run_loaded, scenario_path};
+use crate::run_cmd::{
+    default_out, install_interrupt_handler, run_loaded, scenario_path, threads_per_run,
+};
+use bbsim_engine::Threads;
 use bbsim_sim::output::sweep::SweepPlan;
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
 use bbsim_sim::run::load_scenario;
@@ -41,7 +44,7 @@ pub struct SizeArgs {
     pub jobs: usize,
     /// Threads per run (default: the scenario's `simulation.threads`).
     #[arg(long)]
-    pub threads: Option<usize>,
+    pub threads: Option<Threads>,
     /// Output directory (default: `<scenario name>-size` next to the scenario).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -65,9 +68,6 @@ pub fn run(a: &SizeArgs) -> Result<(), String> {
     }
     if a.jobs == 0 {
         return Err("--jobs must be at least 1".into());
-    }
-    if let Some(t) = a.threads {
-        bbsim_engine::check_threads(t).map_err(|why| format!("--threads {why}"))?;
     }
     let dims: Vec<Dim> = a
         .dim
@@ -276,7 +276,10 @@ fn run_batch(
                 let result = load_scenario(path, &plan.overrides(i, &a.set))
                     .map_err(|d| d.to_string())
                     .and_then(|l| {
-                        let threads = a.threads.unwrap_or(l.scenario.simulation.threads);
+                        let threads = threads_per_run(
+                            a.threads.unwrap_or(l.scenario.simulation.threads),
+                            a.jobs,
+                        );
                         run_loaded(&l, threads, &out.join(&dir), false).map(|f| f.2.results)
                     });
                 let verdict = judge(targets, jobs, result.as_ref().map_err(String::as_str));

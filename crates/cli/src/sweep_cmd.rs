@@ -2,9 +2,10 @@
 //! collect the headline metrics in `sweep.csv`.
 
 use crate::run_cmd::{
-    default_out, install_interrupt_handler, run_loaded, scenario_path, warn_unused,
+    default_out, install_interrupt_handler, run_loaded, scenario_path, threads_per_run, warn_unused,
 };
 use crate::sweep_plan::{self, PointRecord};
+use bbsim_engine::Threads;
 use bbsim_sim::output::sweep::{sweep_csv, tidy, RunFigures, SweepPlan, SweepRun};
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
 use bbsim_sim::run::{load_scenario_edited, Loaded};
@@ -38,7 +39,7 @@ pub struct SweepArgs {
     pub jobs: usize,
     /// Threads per run (default: the scenario's `simulation.threads`).
     #[arg(long)]
-    pub threads: Option<usize>,
+    pub threads: Option<Threads>,
     /// Output directory (default: `<scenario name>-sweep` next to the scenario).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -170,9 +171,6 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     }
     if a.jobs == 0 {
         return Err("--jobs must be at least 1".into());
-    }
-    if let Some(t) = a.threads {
-        bbsim_engine::check_threads(t).map_err(|why| format!("--threads {why}"))?;
     }
     let vars: Vec<(String, Vec<String>)> = a
         .vary
@@ -395,7 +393,7 @@ fn run_all(
 /// Runs combination `i` of `plan` into its directory under `out`.
 fn run_one(a: &SweepArgs, plan: &SweepPlan, i: usize, l: &Loaded, out: &Path) -> SweepRun {
     let dir = plan.dir_name(i);
-    let threads = a.threads.unwrap_or(l.scenario.simulation.threads);
+    let threads = threads_per_run(a.threads.unwrap_or(l.scenario.simulation.threads), a.jobs);
     let started = std::time::Instant::now();
     let outcome = run_loaded(l, threads, &out.join(&dir), false).map(|(_, _, f)| {
         RunFigures::of(&f.results, f.stats.events, started.elapsed().as_secs_f64())

@@ -15,6 +15,7 @@
 
 use crate::run_cmd::run_loaded;
 use bbsim_engine::digest::Digest;
+use bbsim_engine::Threads;
 use bbsim_sim::output::cost::Cost;
 use bbsim_sim::output::sweep::{RunFigures, SweepPlan, SweepRun};
 use bbsim_sim::output::OutputSet;
@@ -44,7 +45,7 @@ pub struct Plan {
     /// The varied keys and their values, in `--vary` order.
     pub vary: Vec<(String, Vec<String>)>,
     /// Threads per run (`None`: the scenario's `simulation.threads`).
-    pub threads: Option<usize>,
+    pub threads: Option<Threads>,
     /// The points, in sweep order.
     pub points: Vec<PlannedPoint>,
 }
@@ -138,7 +139,7 @@ pub fn write_plan(
     unset: &[String],
     set: &[String],
     plan: &SweepPlan,
-    threads: Option<usize>,
+    threads: Option<Threads>,
 ) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("cannot create plan directory {}: {e}", dir.display()))?;

@@ -1,7 +1,7 @@
 //! `bbsim validate`: check a scenario without running it and describe the machine.
 
 use crate::run_cmd::scenario_path;
-use bbsim_sim::output::describe::{granularity, job_lines};
+use bbsim_sim::output::describe::{granularity, job_lines, thread_outlook};
 use bbsim_sim::run::load_scenario_edited;
 use std::path::PathBuf;
 
@@ -17,6 +17,9 @@ pub struct ValidateArgs {
     /// `bbsim run`.
     #[arg(long = "unset", value_name = "KEY")]
     pub unset: Vec<String>,
+    /// The thread count to judge (default: `simulation.threads`), as with `bbsim run`.
+    #[arg(long, value_name = "auto|N")]
+    pub threads: Option<bbsim_engine::Threads>,
     /// Print the machine summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -39,6 +42,16 @@ pub fn run(a: &ValidateArgs) -> Result<(), String> {
     println!("{}: valid", path.display());
     print!("{}", m.render());
     println!("{}", granularity(&l.scenario));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "{}",
+        thread_outlook(
+            a.threads.unwrap_or(l.scenario.simulation.threads),
+            l.lookahead_window(),
+            l.forecast_events_per_window(),
+            cores
+        )
+    );
     println!("  jobs");
     for line in job_lines(&l.design.workload) {
         println!("{line}");

@@ -10,8 +10,10 @@
 //! the run seed and its id. Together these make every result bit-identical for any number of
 //! threads and any partitioning.
 //!
-//! Two executors implement [`Executor`]: [`Sequential`] (the reference) and [`Parallel`]
-//! (lookahead windows, dynamic cluster claiming, one reducing barrier per window).
+//! Three executors implement [`Executor`]: [`Sequential`] (the reference), [`Parallel`]
+//! (lookahead windows, dynamic cluster claiming, one reducing barrier per window) and
+//! [`Adaptive`] (either of the two at a time, switching at window boundaries where the
+//! measured event rates say threads pay or stop paying).
 
 pub mod digest;
 pub mod error;
@@ -30,7 +32,7 @@ pub mod time;
 
 pub use error::EngineError;
 pub use event::{Event, EventKey, LpId, ENVIRONMENT};
-pub use exec::{Parallel, Sequential, SequentialOrder};
+pub use exec::{Adaptive, Parallel, Sequential, SequentialOrder, SwitchPolicy};
 pub use hint::prefetch;
 pub use lookahead::LookaheadTable;
 pub use lp::{Ctx, LogicalProcess, LpSlot};
@@ -69,6 +71,112 @@ pub fn check_threads(threads: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// How many worker threads a run uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Threads {
+    /// Up to [`auto_threads`], used only while they pay: the [`Adaptive`] executor, which runs
+    /// on one thread where events are sparse or the threads are measured not to gain.
+    #[default]
+    Auto,
+    /// Exactly this many: one runs the sequential executor, more the parallel executor.
+    Count(usize),
+}
+
+impl std::str::FromStr for Threads {
+    type Err = String;
+
+    /// `auto` or a whole number of threads (checked by [`check_threads`]).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(Threads::Auto);
+        }
+        let n: usize = s
+            .parse()
+            .map_err(|_| format!("expected `auto` or a whole number of threads, got `{s}`"))?;
+        check_threads(n)?;
+        Ok(Threads::Count(n))
+    }
+}
+
+/// A thread count: `Count(n)`.
+impl From<usize> for Threads {
+    fn from(n: usize) -> Self {
+        Threads::Count(n)
+    }
+}
+
+impl std::fmt::Display for Threads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Threads::Auto => f.write_str("auto"),
+            Threads::Count(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// Written as `"auto"` or a number, as in a scenario file.
+impl serde::Serialize for Threads {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Threads::Auto => s.serialize_str("auto"),
+            Threads::Count(n) => s.serialize_u64(*n as u64),
+        }
+    }
+}
+
+/// Read from `"auto"` or a whole number of threads (1 to [`thread_limit`]).
+impl<'de> serde::Deserialize<'de> for Threads {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Threads;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("`auto` or a whole number of threads")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Threads, E> {
+                v.parse().map_err(E::custom)
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Threads, E> {
+                let n = usize::try_from(v).unwrap_or(usize::MAX);
+                check_threads(n).map_err(E::custom)?;
+                Ok(Threads::Count(n))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Threads, E> {
+                match u64::try_from(v) {
+                    Ok(v) => self.visit_u64(v),
+                    Err(_) => Err(E::custom(format!("must be at least 1, got {v}"))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The most threads [`Threads::Auto`] uses: one per core the operating system reports, at most
+/// [`MAX_AUTO_THREADS`].
+pub fn auto_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MAX_AUTO_THREADS)
+}
+
+/// The cap of [`auto_threads`]: beyond it a window's barrier across threads costs more than
+/// the clusters of the study's machines give them to do.
+pub const MAX_AUTO_THREADS: usize = 8;
+
+/// Runs `sim` as `threads` says: [`Threads::Auto`] on the [`Adaptive`] executor over
+/// [`auto_threads`] threads, a count as [`run_with_threads`] does.
+pub fn run_threads<L: LogicalProcess>(
+    sim: &mut Simulation<L>,
+    threads: Threads,
+) -> Result<RunStats, EngineError> {
+    match threads {
+        Threads::Auto => sim.run(&Adaptive::new(auto_threads())),
+        Threads::Count(n) => run_with_threads(sim, n),
+    }
+}
+
 /// Runs `sim` with the executor suited to `threads`: the sequential reference executor for one
 /// thread, the parallel executor otherwise.
 pub fn run_with_threads<L: LogicalProcess>(
@@ -79,5 +187,26 @@ pub fn run_with_threads<L: LogicalProcess>(
         sim.run(&Sequential::default())
     } else {
         sim.run(&Parallel::new(threads))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_read_auto_or_a_count_within_the_limit() {
+        assert_eq!("auto".parse::<Threads>(), Ok(Threads::Auto));
+        assert_eq!(" AUTO ".parse::<Threads>(), Ok(Threads::Auto));
+        assert_eq!("2".parse::<Threads>(), Ok(Threads::Count(2)));
+        assert!("0".parse::<Threads>().unwrap_err().contains("at least 1"));
+        assert!("two"
+            .parse::<Threads>()
+            .unwrap_err()
+            .contains("expected `auto` or a whole number"));
+        let over = (thread_limit() + 1).to_string();
+        assert!(over.parse::<Threads>().unwrap_err().contains("at most"));
+        assert_eq!(Threads::Auto.to_string(), "auto");
+        assert_eq!(Threads::Count(3).to_string(), "3");
     }
 }

@@ -46,6 +46,7 @@ pub struct RunInput<'a, L: LogicalProcess> {
 }
 
 /// Validation of sends against the partition and the lookahead table.
+#[derive(Clone, Copy)]
 pub struct Channels<'a> {
     pub(crate) cluster_of: &'a [u32],
     pub(crate) classes: &'a [u16],

@@ -92,8 +92,11 @@ pub struct RunStats {
     pub last_event_time: Time,
     /// Window width used (ps).
     pub window: Time,
-    /// Worker threads used (1 for the sequential executor).
+    /// Worker threads used (1 for the sequential executor; the most used at once by the
+    /// adaptive executor).
     pub threads: usize,
+    /// Events handled by the parallel executor on several threads (the rest ran on one).
+    pub parallel_events: u64,
     /// Clusters the LPs were grouped into.
     pub clusters: usize,
     /// Per-thread figures.

@@ -371,7 +371,7 @@ fn reservation_controller(s: &Scenario, jl: &JobLayout, ids: &LpIds, r: usize) -
 
 /// The lookahead between LP classes: the network's link latencies, the I/O node to PFS
 /// channel, and the control channels of jobs and reservations.
-fn lookahead(machine: &Machine) -> LookaheadTable {
+pub(crate) fn lookahead(machine: &Machine) -> LookaheadTable {
     let mut table = LookaheadTable::with_classes(CLASS_NAMES);
     machine
         .network

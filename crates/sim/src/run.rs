@@ -12,8 +12,8 @@ use crate::output::{reduce, render, Rendered, Results};
 use crate::scenario::resolved::{resolved_toml, RESOLVED_FILE};
 use crate::scenario::Scenario;
 use bbsim_engine::{
-    run_with_threads, EngineError, PendingKind, Progress, RunStats, Sequential, Simulation,
-    StopReason, Time,
+    Adaptive, EngineError, Executor, Parallel, PendingKind, Progress, RunStats, Sequential,
+    Simulation, StopReason, SwitchPolicy, Threads, Time,
 };
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -136,6 +136,44 @@ impl Loaded {
             .collect()
     }
 
+    /// The parallel executor's lookahead window (ps): the smallest delay of any channel
+    /// between LPs.
+    pub fn lookahead_window(&self) -> Time {
+        crate::assemble::lookahead(&self.design.machine)
+            .window()
+            .unwrap_or(Time::MAX)
+    }
+
+    /// A rough forecast of the events per lookahead window, to say before a run whether
+    /// threads can pay: in the packet model every packet of every I/O operation is two events
+    /// (arrival, credit) per router on a path as long as the diameter, plus the ends; the other
+    /// network models move an operation in a few events. Spread over
+    /// [`Self::estimated_io_time`]: windows without events cost nothing (the executors skip
+    /// idle time), so what counts is how densely the I/O bursts fill theirs.
+    pub fn forecast_events_per_window(&self) -> f64 {
+        let packet = self.scenario.simulation.packet_size.0.max(1) as f64;
+        let hops = f64::from(self.design.machine.network.topology().diameter()) + 1.0;
+        let events: f64 = self
+            .design
+            .workload
+            .jobs
+            .iter()
+            .map(|j| {
+                let t = j.totals();
+                let ops = (t.writes + t.reads) as f64;
+                match self.scenario.network.model {
+                    bbsim_topology::NetModel::Packet => {
+                        let packets = (t.bytes_written + t.bytes_read) as f64 / packet;
+                        2.0 * (packets + ops) * (hops + 1.0)
+                    }
+                    _ => 4.0 * ops,
+                }
+            })
+            .sum();
+        let windows = self.estimated_io_time() as f64 / self.lookahead_window().max(1) as f64;
+        events / windows.max(1.0)
+    }
+
     /// A lower bound of the simulated end time, for the progress bar: the longest rank's start
     /// plus its compute time, or all bytes moved at the machine's aggregate storage bandwidth,
     /// whichever is later.
@@ -157,6 +195,12 @@ impl Loaded {
             })
             .max()
             .unwrap_or(0);
+        compute.max(self.estimated_io_time()).max(1)
+    }
+
+    /// A lower bound of the time the jobs spend moving data: all bytes moved at the machine's
+    /// aggregate storage bandwidth (ps).
+    pub fn estimated_io_time(&self) -> Time {
         let m = self.machine_summary();
         let bytes: u64 = self
             .design
@@ -171,31 +215,50 @@ impl Loaded {
             m.pfs_bandwidth
         }
         .max(1);
-        let io = (bytes as f64 / bandwidth as f64 * 1e12) as Time;
-        compute.max(io).max(1)
+        (bytes as f64 / bandwidth as f64 * 1e12) as Time
     }
 
-    /// Runs on `threads` threads. `watch` receives the live progress handle before the run
-    /// starts (for a progress bar or a Ctrl-C handler).
+    /// Runs on `threads` threads ([`Threads::Auto`]: up to one per core, only while they
+    /// pay). `watch` receives the live progress handle before the run starts (for a progress
+    /// bar or a Ctrl-C handler).
     pub fn run(
         &self,
-        threads: usize,
+        threads: impl Into<Threads>,
         watch: impl FnOnce(Arc<Progress>),
     ) -> Result<Finished, RunError> {
-        let (mut sim, placed) = self.build();
-        watch(sim.progress());
         // One thread: the global-order sequential executor. The storage models are sparse in
         // time (a few events per lookahead window), where per-window work dominates the
         // windowed order; results are identical either way. Its pending set is the bucket
         // ring: on the study's packet-level bursts (thousands of events within a few
         // microseconds) it executes 20 % fewer instructions than the event heap, and it is
         // no slower on the sparse scenarios (docs/performance.md, "Where the study's time goes").
-        let stats = if threads <= 1 {
-            sim.run(&Sequential::reference(PendingKind::Ring))
-        } else {
-            run_with_threads(&mut sim, threads)
+        // `auto` runs that executor too, and the parallel one over the cores only while it is
+        // measured to pay (`bbsim_engine::Adaptive`).
+        match threads.into() {
+            Threads::Count(n) if n <= 1 => {
+                self.run_on(&Sequential::reference(PendingKind::Ring), watch)
+            }
+            Threads::Count(n) => self.run_on(&Parallel::new(n), watch),
+            Threads::Auto => self.run_on(
+                &Adaptive {
+                    threads: bbsim_engine::auto_threads(),
+                    pending: PendingKind::Ring,
+                    policy: SwitchPolicy::Measured,
+                },
+                watch,
+            ),
         }
-        .map_err(RunError::Engine)?;
+    }
+
+    /// Runs on `executor` (results are identical on every executor).
+    pub fn run_on<X: Executor>(
+        &self,
+        executor: &X,
+        watch: impl FnOnce(Arc<Progress>),
+    ) -> Result<Finished, RunError> {
+        let (mut sim, placed) = self.build();
+        watch(sim.progress());
+        let stats = sim.run(executor).map_err(RunError::Engine)?;
         if stats.stop == StopReason::Cancelled {
             return Err(RunError::Cancelled);
         }

@@ -169,12 +169,14 @@ fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
         ("tiny-phases.toml", &["--set", "simulation.train_ops=3"][..]),
     ] {
         let mut reference: Option<(crate::common::Scratch, serde_json::Value)> = None;
-        for t in ["1", "2", "3", "4"] {
+        for t in ["1", "2", "3", "4", "auto"] {
             let out = scratch(&format!("det-{scn}-{}-{t}", extra.len()));
             let mut args = vec!["--threads", t];
             args.extend_from_slice(extra);
             let s = run_scenario(&data(scn), &out, &args);
-            assert_eq!(s["run"]["threads"].as_u64(), Some(t.parse().expect("n")));
+            if t != "auto" {
+                assert_eq!(s["run"]["threads"].as_u64(), Some(t.parse().expect("n")));
+            }
             if scn == "tiny-phases.toml" || extra.contains(&"outputs.phase_gap=1us") {
                 for j in s["jobs"].as_array().expect("jobs") {
                     let n = j["io_phases"].as_array().map_or(0, Vec::len);
@@ -1354,7 +1356,7 @@ fn sparse_windows_on_several_threads_are_noted() {
     let two = run("2");
     assert!(
         two.contains("note: 2 threads ran")
-            && two.contains("one thread (the default) is expected to be faster"),
+            && two.contains("one thread, or `auto` (the default), is expected to be faster"),
         "{two}"
     );
     assert!(!run("1").contains("note:"));

@@ -12,7 +12,7 @@
 //! at the end of the window. One barrier per window reduces the next `gmin`.
 
 use super::barrier::{SpinBarrier, WindowReduction, FLAG_CANCEL, FLAG_ERROR, FLAG_STOP};
-use super::Failure;
+use super::{Failure, Segment, Until};
 use crate::error::EngineError;
 use crate::event::{Event, LpId};
 use crate::lp::{LogicalProcess, LpSlot};
@@ -22,7 +22,7 @@ use crate::stats::{Progress, RunStats, StopReason, ThreadStats};
 use crate::time::Time;
 use crossbeam::utils::CachePadded;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -88,6 +88,12 @@ struct Shared<'a, L: LogicalProcess, P> {
     window: Time,
     end_time: Time,
     progress: &'a Progress,
+    /// Asked by the barrier's leader after each window whether to hand over.
+    until: Option<Until<'a>>,
+    /// Events committed before this segment (the progress counter's start).
+    events_before: u64,
+    /// Set by the leader when `until` asked to hand over at this window's end.
+    handover: AtomicBool,
 }
 
 struct WorkerResult {
@@ -95,6 +101,8 @@ struct WorkerResult {
     failure: Option<Failure>,
     last: Time,
     stop: StopReason,
+    /// The worker stopped for a handover (not for a stop, cancellation or error).
+    handed_over: bool,
 }
 
 /// Runs the windowed cluster algorithm on `threads` workers; with one thread it runs inline on
@@ -103,6 +111,17 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     threads: usize,
     input: RunInput<'_, L>,
 ) -> Result<RunStats, EngineError> {
+    run_segment::<L, P>(threads, input, None).map(|s| s.stats)
+}
+
+/// Runs the windowed cluster algorithm until the run ends or, at a window's end, `until`
+/// (asked by one thread after each window) asks to hand the pending events over to another
+/// executor.
+pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
+    threads: usize,
+    input: RunInput<'a, L>,
+    until: Option<Until<'a>>,
+) -> Result<Segment<L::Event>, EngineError> {
     let started = Instant::now();
     let threads = threads.max(1);
     let RunInput {
@@ -169,6 +188,9 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         window,
         end_time,
         progress,
+        until,
+        events_before: progress.events(),
+        handover: AtomicBool::new(false),
     };
 
     let guarded = |shared: &Shared<'_, L, P>, me: usize| {
@@ -202,13 +224,27 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         })
     };
 
-    // Put the LPs back in LP order.
+    // Put the LPs back in LP order; after a handover, collect every pending event.
     let mut back: Vec<Option<LpSlot<L>>> = (0..nlp).map(|_| None).collect();
     let windows = shared.windows.load(Ordering::Relaxed);
+    let handed_over = results
+        .iter()
+        .all(|r| r.as_ref().is_ok_and(|r| r.handed_over));
+    let mut left = Vec::new();
     for c in shared.clusters {
-        let c = c.into_inner().unwrap_or_else(|p| p.into_inner());
+        let mut c = c.into_inner().unwrap_or_else(|p| p.into_inner());
+        if handed_over {
+            while let Some(ev) = c.pending.pop_before(Time::MAX) {
+                left.push(ev);
+            }
+        }
         for (slot, g) in c.slots.into_iter().zip(c.members) {
             back[g as usize] = Some(slot);
+        }
+    }
+    if handed_over {
+        for mailbox in shared.mail.into_iter().flatten() {
+            left.append(&mut mailbox.into_inner().unwrap_or_else(|p| p.into_inner()));
         }
     }
     slots.extend(back.into_iter().flatten());
@@ -227,16 +263,23 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     if let Some(f) = failure {
         return Err(f.error);
     }
-    Ok(RunStats {
-        events: per_thread.iter().map(|t| t.events).sum(),
+    let events = per_thread.iter().map(|t| t.events).sum();
+    let stats = RunStats {
+        events,
         windows,
         last_event_time: last,
         window,
         threads,
+        parallel_events: if threads > 1 { events } else { 0 },
         clusters: nclusters,
         per_thread,
         wall: started.elapsed(),
         stop,
+    };
+    Ok(Segment {
+        stats,
+        left,
+        handed_over,
     })
 }
 
@@ -291,6 +334,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
     let mut last = 0;
     let mut gmin = first;
     let mut generation = 0usize;
+    let mut handed_over = false;
     let stop = loop {
         if gmin == Time::MAX {
             break StopReason::Drained;
@@ -401,8 +445,14 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 for (w, next) in sh.next_claim.iter().enumerate() {
                     next.store(sh.home_start[w], Ordering::Relaxed);
                 }
-                sh.windows.fetch_add(1, Ordering::Relaxed);
+                let windows = sh.windows.fetch_add(1, Ordering::Relaxed) + 1;
                 sh.progress.set_now(window_end);
+                if let Some(until) = sh.until {
+                    let events = sh.progress.events() - sh.events_before;
+                    if until(windows, events) {
+                        sh.handover.store(true, Ordering::Release);
+                    }
+                }
             },
         );
         stats.barrier_wait += wait_start.elapsed();
@@ -419,6 +469,11 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         if reduced.flags & FLAG_CANCEL != 0 {
             break StopReason::Cancelled;
         }
+        if sh.handover.load(Ordering::Acquire) {
+            // The stop reason of a handed-over segment is not used.
+            handed_over = true;
+            break StopReason::Drained;
+        }
         gmin = reduced.min_time;
     };
     WorkerResult {
@@ -426,5 +481,6 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         failure,
         last,
         stop,
+        handed_over,
     }
 }

@@ -1,8 +1,9 @@
 //! Sequential executors: the global-key-order reference, and the windowed cluster order that is
 //! the fast default on one core.
 
-use super::Failure;
+use super::{Failure, Segment, Until};
 use crate::error::EngineError;
+use crate::event::Event;
 use crate::lp::LogicalProcess;
 use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
 use crate::sim::{dispatch, Executor, RunInput};
@@ -67,6 +68,15 @@ impl Executor for Sequential {
 fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     input: RunInput<'_, L>,
 ) -> Result<RunStats, EngineError> {
+    run_segment::<L, P>(input, None).map(|s| s.stats)
+}
+
+/// Runs in global key order until the run ends or, at a window boundary after at least one
+/// window, `until` asks to hand the pending events over to another executor.
+pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
+    input: RunInput<'_, L>,
+    until: Option<Until<'_>>,
+) -> Result<Segment<L::Event>, EngineError> {
     let started = Instant::now();
     let RunInput {
         slots,
@@ -87,21 +97,29 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     let mut events = 0u64;
     let mut last = 0;
     let mut failure: Option<Failure> = None;
+    let mut left: Vec<Event<L::Event>> = Vec::new();
     let reason = loop {
         let Some(ev) = pending.pop_before(end_time) else {
-            break if pending.is_empty() {
+            break Some(if pending.is_empty() {
                 StopReason::Drained
             } else {
                 StopReason::EndTime
-            };
+            });
         };
         let t = ev.time();
         if t >= window_end {
             if stop_requested {
-                break StopReason::Requested;
+                break Some(StopReason::Requested);
             }
             if progress.is_cancelled() {
-                break StopReason::Cancelled;
+                break Some(StopReason::Cancelled);
+            }
+            if windows > 0 && until.is_some_and(|u| u(windows, events)) {
+                pending.push(ev);
+                while let Some(e) = pending.pop_before(Time::MAX) {
+                    left.push(e);
+                }
+                break None;
             }
             windows += 1;
             window_end = t.saturating_add(window).min(end_time);
@@ -139,12 +157,13 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     };
     progress.set_now(last);
     progress.add_events(events & 0xFFFF);
-    Ok(RunStats {
+    let stats = RunStats {
         events,
         windows,
         last_event_time: last,
         window,
         threads: 1,
+        parallel_events: 0,
         clusters: channels.clusters(),
         per_thread: vec![ThreadStats {
             events,
@@ -152,6 +171,12 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
             cluster_windows: windows,
         }],
         wall: started.elapsed(),
-        stop: reason,
+        // A segment handed over ends at a window boundary; its reason is the next one's.
+        stop: reason.unwrap_or(StopReason::Drained),
+    };
+    Ok(Segment {
+        stats,
+        left,
+        handed_over: reason.is_none(),
     })
 }

@@ -4,8 +4,9 @@
 use bbsim_engine::digest::Digest;
 use bbsim_engine::phold::{state_digest, PholdParams};
 use bbsim_engine::{
-    Ctx, EngineError, Executor, LogicalProcess, LookaheadTable, LpId, Parallel, PartitionSpec,
-    PendingKind, Sequential, SequentialOrder, SimConfig, Simulation, StopReason, Time,
+    Adaptive, Ctx, EngineError, Executor, LogicalProcess, LookaheadTable, LpId, Parallel,
+    PartitionSpec, PendingKind, Sequential, SequentialOrder, SimConfig, Simulation, StopReason,
+    SwitchPolicy, Time,
 };
 
 /// Every executor configuration the tests compare.
@@ -27,12 +28,33 @@ fn executors() -> Vec<(String, Box<dyn Fn() -> AnyExec>)> {
             ));
         }
     }
+    // The adaptive executor switching executor every window or every few windows (results
+    // must not change), and as the product runs it (measured).
+    for threads in 2..=4 {
+        for policy in [
+            SwitchPolicy::Alternate { windows: 1 },
+            SwitchPolicy::Alternate { windows: 3 },
+            SwitchPolicy::Measured,
+        ] {
+            v.push((
+                format!("adaptive/{threads}/{policy:?}"),
+                Box::new(move || {
+                    AnyExec::Adaptive(Adaptive {
+                        threads,
+                        pending: PendingKind::Ring,
+                        policy,
+                    })
+                }),
+            ));
+        }
+    }
     v
 }
 
 enum AnyExec {
     Seq(Sequential),
     Par(Parallel),
+    Adaptive(Adaptive),
 }
 
 impl Executor for AnyExec {
@@ -43,6 +65,7 @@ impl Executor for AnyExec {
         match self {
             AnyExec::Seq(s) => s.execute(input),
             AnyExec::Par(p) => p.execute(input),
+            AnyExec::Adaptive(a) => a.execute(input),
         }
     }
 }
@@ -83,6 +106,37 @@ fn phold_is_identical_for_every_executor_thread_count_and_partitioning() {
             }
         }
     }
+}
+
+/// The measured policy on a run long and dense enough that it tries threads (its first trial
+/// comes after 40 ms of dense windows; the sequential run takes several times that): the
+/// results are the reference's, however the switches fell.
+#[test]
+fn measured_switching_gives_the_reference_results() {
+    let params = PholdParams {
+        nlp: 2048,
+        start_events: 16,
+        remote: 0.25,
+        mean: 1.0,
+        lookahead: 0.5,
+        end: 200.0,
+        seed: 7,
+    };
+    let mut reference = params.build(PartitionSpec::Auto);
+    let r = reference
+        .run(&Sequential::reference(PendingKind::Ring))
+        .expect("runs");
+    let mut adaptive = params.build(PartitionSpec::Auto);
+    let a = adaptive.run(&Adaptive::new(2)).expect("runs");
+    assert_eq!(
+        (a.events, state_digest(&adaptive)),
+        (r.events, state_digest(&reference))
+    );
+    assert_eq!(a.stop, StopReason::EndTime);
+    assert!(
+        a.parallel_events > 0 && a.threads == 2,
+        "never tried threads: {a:?}"
+    );
 }
 
 #[test]

@@ -50,8 +50,10 @@ pub struct Design {
 /// Checks the run settings that no model reads: threads (1 to [`bbsim_engine::thread_limit`])
 /// and the phase gap of the outputs.
 fn check_run_settings(s: &Scenario, map: &SourceMap) -> Result<(), Diagnostic> {
-    if let Err(why) = bbsim_engine::check_threads(s.simulation.threads) {
-        return Err(map.error_at("simulation.threads", why));
+    if let bbsim_engine::Threads::Count(n) = s.simulation.threads {
+        if let Err(why) = bbsim_engine::check_threads(n) {
+            return Err(map.error_at("simulation.threads", why));
+        }
     }
     if s.outputs.phase_gap.is_some_and(|g| g.get() == 0) {
         return Err(map.error_at(

@@ -2,7 +2,8 @@
 //! and one line per job.
 
 use crate::scenario::{NetworkSection, Scenario};
-use crate::units::{format_bytes, human_bytes};
+use crate::units::{format_bytes, format_duration, human_bytes};
+use bbsim_engine::{Threads, Time};
 use bbsim_topology::NetModel;
 use bbsim_workload::Workload;
 
@@ -31,6 +32,35 @@ pub fn granularity(s: &Scenario) -> String {
         buffers,
         trains
     )
+}
+
+/// `bbsim validate`'s line on threads: what `threads` will do on this machine (`cores`), and
+/// for an explicit count above one whether it is expected to be slower than one thread: more
+/// threads than cores, or a forecast below [`crate::output::report::EVENTS_PER_WINDOW_FOR_THREADS`]
+/// events per lookahead window of `window` ps.
+pub fn thread_outlook(threads: Threads, window: Time, per_window: f64, cores: usize) -> String {
+    let threshold = crate::output::report::EVENTS_PER_WINDOW_FOR_THREADS;
+    let prec = usize::from(per_window < 10.0);
+    let forecast = format!(
+        "about {per_window:.prec$} events per {} lookahead window forecast; threads pay from {threshold}",
+        format_duration(window)
+    );
+    let what = match threads {
+        Threads::Auto => format!(
+            "auto: one thread, and up to {} while measured to pay ({forecast})",
+            bbsim_engine::auto_threads()
+        ),
+        Threads::Count(1) => format!("1 ({forecast})"),
+        Threads::Count(n) if n > cores => format!(
+            "{n}: expected slower than one thread: more threads than this machine's {cores} cores \
+             ({forecast})"
+        ),
+        Threads::Count(n) if per_window < threshold => {
+            format!("{n}: expected slower than one thread ({forecast})")
+        }
+        Threads::Count(n) => format!("{n} ({forecast})"),
+    };
+    format!("  {:<24} {what}", "threads")
 }
 
 /// The network model as `bbsim validate` names it, with the flow model's window and jitter
@@ -77,4 +107,31 @@ pub fn job_lines(w: &Workload) -> Vec<String> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_outlook_says_when_a_count_is_expected_to_be_slower() {
+        let w = 100_000; // 100 ns
+        let sparse = thread_outlook(Threads::Count(2), w, 2.5, 2);
+        assert!(
+            sparse.contains("2: expected slower than one thread"),
+            "{sparse}"
+        );
+        assert!(sparse.contains("about 2.5 events per 100ns"), "{sparse}");
+        let dense = thread_outlook(Threads::Count(2), w, 120.0, 2);
+        assert!(!dense.contains("slower"), "{dense}");
+        let over = thread_outlook(Threads::Count(4), w, 120.0, 2);
+        assert!(
+            over.contains("more threads than this machine's 2 cores"),
+            "{over}"
+        );
+        let one = thread_outlook(Threads::Count(1), w, 2.5, 2);
+        assert!(!one.contains("slower"), "{one}");
+        let auto = thread_outlook(Threads::Auto, w, 2.5, 2);
+        assert!(auto.contains("auto: one thread, and up to"), "{auto}");
+    }
 }

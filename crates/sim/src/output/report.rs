@@ -97,7 +97,10 @@ struct RunBlock {
     events_per_window: f64,
     wall_s: f64,
     events_per_second: f64,
+    /// The most threads used at once.
     threads: usize,
+    /// Events handled on several threads (the rest ran on one).
+    parallel_events: u64,
     clusters: usize,
     barrier_wait_s: f64,
     per_thread_events: Vec<u64>,
@@ -239,6 +242,7 @@ fn summary_json(body: &Summary<'_>, digest: u64, stats: &RunStats) -> String {
         wall_s: stats.wall.as_secs_f64(),
         events_per_second: stats.events_per_second(),
         threads: stats.threads,
+        parallel_events: stats.parallel_events,
         clusters: stats.clusters,
         barrier_wait_s: stats.barrier_wait().as_secs_f64(),
         per_thread_events: stats.per_thread.iter().map(|t| t.events).collect(),
@@ -288,23 +292,44 @@ pub fn write(rendered: &Rendered, out: &mut OutputSet) -> io::Result<()> {
 }
 
 /// Below this many events per lookahead window on average, a run on several threads is expected
-/// to be slower than on one: each window ends in a barrier of every thread. Measured on a 2-core
-/// machine (docs/performance.md, "Threads"): runs averaging 33-128 events per window gained up
-/// to 1.3 x on 2 threads, runs averaging 2-3 lost 3-13 x.
-pub const EVENTS_PER_WINDOW_FOR_THREADS: f64 = 32.0;
+/// to be slower than on one: each window ends in a barrier of every thread
+/// ([`bbsim_engine::exec::DENSE_WINDOW_EVENTS`], which `auto` also goes by).
+pub const EVENTS_PER_WINDOW_FOR_THREADS: f64 = bbsim_engine::exec::DENSE_WINDOW_EVENTS;
 
 /// A note for the run's table when it used several threads on windows too sparse to pay.
 fn thread_note(stats: &RunStats) -> Option<String> {
     let per_window = stats.events_per_window();
-    (stats.threads > 1 && stats.windows > 0 && per_window < EVENTS_PER_WINDOW_FOR_THREADS).then(
+    let all_parallel = stats.parallel_events >= stats.events;
+    (stats.threads > 1
+        && all_parallel
+        && stats.windows > 0
+        && per_window < EVENTS_PER_WINDOW_FOR_THREADS)
+        .then(
         || {
             format!(
                 "note: {} threads ran {per_window:.1} events per lookahead window on average; below \
                  {EVENTS_PER_WINDOW_FOR_THREADS} the windows' barriers cost more than the threads \
-                 gain, so one thread (the default) is expected to be faster, with identical results",
+                 gain, so one thread, or `auto` (the default), is expected to be faster, with \
+                 identical results",
                 stats.threads
             )
         },
+    )
+}
+
+/// How the run used threads: `1 thread`, `2 threads`, or, for a run that switched executor,
+/// the share of its events that ran on several threads.
+fn threads_used(stats: &RunStats) -> String {
+    if stats.threads <= 1 {
+        return "1 thread".into();
+    }
+    if stats.parallel_events >= stats.events {
+        return format!("{} threads", stats.threads);
+    }
+    let share = 100.0 * stats.parallel_events as f64 / stats.events.max(1) as f64;
+    format!(
+        "{} threads for {share:.0} % of them, 1 for the rest",
+        stats.threads
     )
 }
 
@@ -331,11 +356,11 @@ pub fn table(
     );
     let _ = writeln!(
         s,
-        "simulated {:.6} s in {:.2} s wall ({} events, {} thread(s))\n",
+        "simulated {:.6} s in {:.2} s wall ({} events, {})\n",
         secs_f(r.sim_end),
         stats.wall.as_secs_f64(),
         stats.events,
-        stats.threads
+        threads_used(stats)
     );
     if let Some(note) = thread_note(stats) {
         let _ = writeln!(s, "{note}\n");

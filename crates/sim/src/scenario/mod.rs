@@ -82,9 +82,6 @@ fn default_name() -> String {
 fn one() -> u64 {
     1
 }
-fn one_usize() -> usize {
-    1
-}
 fn one_u32() -> u32 {
     1
 }

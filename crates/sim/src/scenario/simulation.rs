@@ -1,6 +1,7 @@
 //! `[simulation]`: seed, threads, end time, packets, transfer trains.
 
 use super::*;
+use bbsim_engine::Threads;
 
 /// `[simulation]`: seed, threads, end time, packet size.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -9,9 +10,10 @@ pub struct SimulationSection {
     /// Seed of every random stream (allocation, routing ties, application jitter).
     #[serde(default = "one")]
     pub seed: u64,
-    /// Worker threads (results are identical for any value).
-    #[serde(default = "one_usize")]
-    pub threads: usize,
+    /// Worker threads: `"auto"` (the default: up to one per core, used only while they are
+    /// measured to pay) or a number (results are identical for any value).
+    #[serde(default)]
+    pub threads: Threads,
     /// Stop the simulation at this simulated time; by default it runs until every job is done.
     #[serde(default)]
     pub end_time: Option<Duration>,
@@ -36,7 +38,7 @@ impl Default for SimulationSection {
     fn default() -> Self {
         SimulationSection {
             seed: 1,
-            threads: 1,
+            threads: Threads::Auto,
             end_time: None,
             packet_size: default_packet(),
             train_ops: 1,

@@ -66,10 +66,29 @@ pub fn load(path: &Path, overrides: &[String]) -> Loaded {
 }
 
 /// Runs a loaded scenario on `threads` threads and renders its outputs.
-pub fn run(loaded: &Loaded, threads: usize) -> Rendered {
+pub fn run(loaded: &Loaded, threads: impl Into<bbsim_engine::Threads>) -> Rendered {
+    let threads = threads.into();
     let finished = loaded
         .run(threads, |_| {})
         .unwrap_or_else(|e| panic!("run on {threads} threads: {e}"));
+    loaded.render(&finished)
+}
+
+/// The adaptive executor switching between one thread and `threads` every `windows` windows
+/// (results must be those of any other executor).
+pub fn switching(threads: usize, windows: u64) -> bbsim_engine::Adaptive {
+    bbsim_engine::Adaptive {
+        threads,
+        pending: bbsim_engine::PendingKind::Ring,
+        policy: bbsim_engine::SwitchPolicy::Alternate { windows },
+    }
+}
+
+/// Runs a loaded scenario on `executor` and renders its outputs.
+pub fn run_on(loaded: &Loaded, executor: &impl bbsim_engine::Executor) -> Rendered {
+    let finished = loaded
+        .run_on(executor, |_| {})
+        .unwrap_or_else(|e| panic!("run: {e}"));
     loaded.render(&finished)
 }
 

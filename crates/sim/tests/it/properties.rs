@@ -4,6 +4,7 @@
 //! completed, and every written byte is in exactly one place at the end), and renders
 //! byte-identical outputs on 1, 2 and 4 threads.
 
+use crate::common::switching;
 use bbsim_sim::output::RUN_FILES;
 use bbsim_sim::run::load_scenario;
 use proptest::prelude::*;
@@ -111,8 +112,13 @@ proptest! {
         prop_assert!(requested.0 > 0);
 
         let mut first = None;
-        for threads in [1, 2, 4] {
-            let f = l.run(threads, |_| {}).unwrap_or_else(|e| panic!("{threads} threads: {e}"));
+        for threads in ["1", "2", "4", "switching"] {
+            let f = match threads {
+                // Between one thread and two, every 3 windows.
+                "switching" => l.run_on(&switching(2, 3), |_| {}),
+                n => l.run(n.parse::<usize>().unwrap_or(1), |_| {}),
+            }
+            .unwrap_or_else(|e| panic!("{threads} threads: {e}"));
             let c = &f.results.conservation;
             let served = f.results.jobs.iter().fold((0u64, 0u64), |(w, r), j| {
                 (w + j.bytes_written, r + j.bytes_read)

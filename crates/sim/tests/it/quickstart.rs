@@ -1,7 +1,8 @@
 //! The quickstart scenario through the library: it loads with its machine and jobs, runs, and
 //! renders the same outputs for any thread count; `--set` overrides change the result.
 
-use crate::common::{file, load, run, scenario, small_quickstart, summary};
+use crate::common::{file, load, run, run_on, scenario, small_quickstart, summary, switching};
+use bbsim_engine::Threads;
 
 #[test]
 fn quickstart_loads_with_its_machine_and_jobs() {
@@ -32,9 +33,27 @@ fn quickstart_outputs_are_identical_for_one_to_four_threads() {
         s
     };
     let ref_summary = without_run(&reference);
-    for threads in 2..=4 {
-        let r = run(&loaded, threads);
-        assert_eq!(summary(&r)["run"]["threads"], threads);
+    // 2-4 threads; `auto`; the adaptive executor switching between one thread and several
+    // every window and every few windows.
+    let runs = (2..=4)
+        .map(|t| (format!("{t} threads"), run(&loaded, t), Some(t)))
+        .chain([
+            ("auto".to_string(), run(&loaded, Threads::Auto), None),
+            (
+                "switching every window".into(),
+                run_on(&loaded, &switching(2, 1)),
+                None,
+            ),
+            (
+                "switching every 5 windows".into(),
+                run_on(&loaded, &switching(3, 5)),
+                None,
+            ),
+        ]);
+    for (threads, r, count) in runs {
+        if let Some(t) = count {
+            assert_eq!(summary(&r)["run"]["threads"], t);
+        }
         assert_eq!(r.digest, reference.digest, "digest at {threads} threads");
         assert_eq!(
             r.files.iter().map(|(n, _)| *n).collect::<Vec<_>>(),

@@ -1,0 +1,335 @@
+//! The adaptive executor: the global-order sequential executor where events are too sparse
+//! for threads to pay, the parallel executor where they pay, switching between the two at
+//! lookahead-window boundaries while the run goes on.
+//!
+//! Both executors handle every event in the same key order per LP and open windows at the same
+//! times (a window opens at the earliest pending event at or after the previous window's end),
+//! so a run that changes executor at a window boundary gives exactly the results of either:
+//! the pending events are handed over whole, and each LP keeps its state, random stream and
+//! send sequence.
+//!
+//! The measured policy ([`SwitchPolicy::Measured`]) watches the run in epochs of
+//! [`EPOCH`] of wall time. While sequential, an epoch averaging at least
+//! [`DENSE_WINDOW_EVENTS`] events per window records the sequential event rate and opens a
+//! parallel trial. While parallel, an epoch that is sparse, or not at least [`GAIN_TO_STAY`]
+//! faster than the last sequential rate, returns to sequential; the next trial then waits twice
+//! as many dense epochs as the last (up to [`MAX_BACKOFF`]), so a run whose threads do not pay
+//! (another process on a core, a hot cluster) spends a vanishing share of its time in trials.
+
+use super::{parallel, sequential, Segment, Until};
+use crate::error::EngineError;
+use crate::lp::LogicalProcess;
+use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
+use crate::sim::{Executor, RunInput};
+use crate::stats::{RunStats, ThreadStats};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Wall time over which the measured policy judges an executor.
+pub const EPOCH: Duration = Duration::from_millis(40);
+
+/// Events per lookahead window below which several threads are not tried: every window ends
+/// in a barrier of all threads, which costs more than a few events' work. Measured on a 2-core
+/// machine (docs/performance.md, "Threads"): runs averaging 33-128 events per window gained up
+/// to 1.3 x on 2 threads, runs averaging 2-3 lost 3-13 x.
+pub const DENSE_WINDOW_EVENTS: f64 = 32.0;
+
+/// How much faster than one thread (1.05: 5 %) the parallel executor must run an epoch to keep
+/// running: where the two are level, one thread uses less of the machine.
+pub const GAIN_TO_STAY: f64 = 1.05;
+
+/// The most dense epochs the measured policy waits between two parallel trials.
+pub const MAX_BACKOFF: u32 = 128;
+
+/// Windows between two looks at the clock (a look costs tens of nanoseconds, a sparse window
+/// not much more).
+const CHECK_EVERY: u64 = 16;
+
+/// When the adaptive executor changes executor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SwitchPolicy {
+    /// By the event rates measured during the run (see the module documentation).
+    #[default]
+    Measured,
+    /// After every `windows` windows, alternating sequential and parallel (to check that
+    /// switching never changes results).
+    Alternate {
+        /// Windows per segment (at least 1).
+        windows: u64,
+    },
+}
+
+/// Runs sequentially or on up to `threads` threads, whichever pays at the time, with results
+/// identical to both.
+#[derive(Clone, Copy, Debug)]
+pub struct Adaptive {
+    /// Worker threads of the parallel segments (1: always sequential).
+    pub threads: usize,
+    /// Pending-event structure of both executors.
+    pub pending: PendingKind,
+    /// When to switch.
+    pub policy: SwitchPolicy,
+}
+
+impl Adaptive {
+    /// The measured policy over up to `threads` threads, with the default pending set.
+    pub fn new(threads: usize) -> Self {
+        Adaptive {
+            threads: threads.max(1),
+            pending: PendingKind::default(),
+            policy: SwitchPolicy::Measured,
+        }
+    }
+}
+
+impl Executor for Adaptive {
+    fn execute<L: LogicalProcess>(&self, input: RunInput<'_, L>) -> Result<RunStats, EngineError> {
+        match self.pending {
+            PendingKind::Heap => run::<L, HeapSet<L::Event>>(self, input),
+            PendingKind::Ring => run::<L, BucketRing<L::Event>>(self, input),
+            PendingKind::Window => run::<L, WindowSet<L::Event>>(self, input),
+        }
+    }
+}
+
+/// Where the measured policy stands.
+struct Meter {
+    parallel: bool,
+    /// Clock, windows and events at the start of the current epoch.
+    epoch_start: Instant,
+    epoch_windows: u64,
+    epoch_events: u64,
+    /// Events per second of the last dense sequential epoch.
+    sequential_rate: Option<f64>,
+    /// Dense sequential epochs still to wait before the next parallel trial.
+    wait: u32,
+    /// The wait after the next failed trial.
+    backoff: u32,
+}
+
+/// The switching decision of one run.
+struct Policy {
+    policy: SwitchPolicy,
+    calls: AtomicU64,
+    meter: Mutex<Meter>,
+}
+
+impl Policy {
+    fn new(policy: SwitchPolicy) -> Self {
+        Policy {
+            policy,
+            calls: AtomicU64::new(0),
+            meter: Mutex::new(Meter::new()),
+        }
+    }
+
+    fn meter(&self) -> std::sync::MutexGuard<'_, Meter> {
+        self.meter.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A segment starts on the parallel executor or not.
+    fn start(&self, parallel: bool) {
+        let mut m = self.meter();
+        m.parallel = parallel;
+        m.epoch_start = Instant::now();
+        m.epoch_windows = 0;
+        m.epoch_events = 0;
+    }
+
+    /// Whether to hand over after `windows` windows and `events` events of this segment.
+    fn switch_now(&self, windows: u64, events: u64) -> bool {
+        match self.policy {
+            SwitchPolicy::Alternate { windows: w } => windows >= w.max(1),
+            SwitchPolicy::Measured => {
+                if self.calls.fetch_add(1, Ordering::Relaxed) % CHECK_EVERY != 0 {
+                    return false;
+                }
+                let now = Instant::now();
+                let mut m = self.meter();
+                let elapsed = now.duration_since(m.epoch_start);
+                if elapsed < EPOCH {
+                    return false;
+                }
+                let (dw, de) = (windows - m.epoch_windows, events - m.epoch_events);
+                m.epoch_start = now;
+                m.epoch_windows = windows;
+                m.epoch_events = events;
+                let dense = dw > 0 && de as f64 >= DENSE_WINDOW_EVENTS * dw as f64;
+                let rate = de as f64 / elapsed.as_secs_f64();
+                m.judge(dense, rate)
+            }
+        }
+    }
+}
+
+impl Meter {
+    /// Sequential, nothing measured yet, a trial due at the first dense epoch.
+    fn new() -> Self {
+        Meter {
+            parallel: false,
+            epoch_start: Instant::now(),
+            epoch_windows: 0,
+            epoch_events: 0,
+            sequential_rate: None,
+            wait: 0,
+            backoff: 1,
+        }
+    }
+
+    /// Judges one epoch (`dense`: enough events per window; `rate`: events per second).
+    fn judge(&mut self, dense: bool, rate: f64) -> bool {
+        if !self.parallel {
+            if !dense {
+                return false;
+            }
+            self.sequential_rate = Some(rate);
+            if self.wait > 0 {
+                self.wait -= 1;
+                return false;
+            }
+            return true;
+        }
+        let pays = dense
+            && self
+                .sequential_rate
+                .is_none_or(|s| rate >= s * GAIN_TO_STAY);
+        if pays {
+            self.backoff = 1;
+            return false;
+        }
+        self.wait = self.backoff;
+        self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+        true
+    }
+}
+
+fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
+    ex: &Adaptive,
+    input: RunInput<'_, L>,
+) -> Result<RunStats, EngineError> {
+    let started = Instant::now();
+    let threads = ex.threads.max(1);
+    if threads == 1 {
+        return sequential::run_segment::<L, P>(input, None).map(|s| s.stats);
+    }
+    let (slots, channels) = (input.slots, input.channels);
+    let (end_time, progress) = (input.end_time, input.progress);
+    let policy = Policy::new(ex.policy);
+    let until = |windows: u64, events: u64| policy.switch_now(windows, events);
+    let until: Until<'_> = &until;
+    let mut pending = input.initial;
+    let mut parallel = false;
+    let mut total: Option<RunStats> = None;
+    loop {
+        policy.start(parallel);
+        let input = RunInput {
+            slots: &mut *slots,
+            initial: std::mem::take(&mut pending),
+            channels,
+            end_time,
+            progress,
+        };
+        let Segment {
+            stats,
+            left,
+            handed_over,
+        } = if parallel {
+            parallel::run_segment::<L, P>(threads, input, Some(until))?
+        } else {
+            sequential::run_segment::<L, P>(input, Some(until))?
+        };
+        let so_far = match total.take() {
+            None => stats,
+            Some(t) => merge(t, stats),
+        };
+        if !handed_over {
+            return Ok(RunStats {
+                wall: started.elapsed(),
+                ..so_far
+            });
+        }
+        total = Some(so_far);
+        pending = left;
+        parallel = !parallel;
+    }
+}
+
+/// The statistics of two consecutive segments as one run's.
+fn merge(a: RunStats, b: RunStats) -> RunStats {
+    let mut per_thread = a.per_thread;
+    if per_thread.len() < b.per_thread.len() {
+        per_thread.resize(b.per_thread.len(), ThreadStats::default());
+    }
+    for (t, s) in per_thread.iter_mut().zip(&b.per_thread) {
+        t.events += s.events;
+        t.barrier_wait += s.barrier_wait;
+        t.cluster_windows += s.cluster_windows;
+    }
+    RunStats {
+        events: a.events + b.events,
+        windows: a.windows + b.windows,
+        last_event_time: a.last_event_time.max(b.last_event_time),
+        window: a.window,
+        threads: a.threads.max(b.threads),
+        parallel_events: a.parallel_events + b.parallel_events,
+        clusters: a.clusters.max(b.clusters),
+        per_thread,
+        wall: a.wall + b.wall,
+        stop: b.stop,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meter() -> Meter {
+        Meter::new()
+    }
+
+    #[test]
+    fn sparse_epochs_never_try_threads() {
+        let mut m = meter();
+        for _ in 0..100 {
+            assert!(!m.judge(false, 1e6));
+        }
+        assert_eq!(m.sequential_rate, None);
+    }
+
+    #[test]
+    fn a_dense_epoch_opens_a_trial_that_stays_while_it_pays() {
+        let mut m = meter();
+        assert!(m.judge(true, 1e6), "dense: try threads");
+        m.parallel = true;
+        assert!(!m.judge(true, 1.5e6), "1.5 x: stay");
+        assert!(!m.judge(true, 1.06e6), "1.06 x: stay");
+        assert!(
+            m.judge(true, 1.04e6),
+            "1.04 x: not enough, back to one thread"
+        );
+        m.parallel = false;
+        assert_eq!(m.wait, 1);
+    }
+
+    #[test]
+    fn failed_trials_back_off_exponentially_up_to_the_cap() {
+        let mut m = meter();
+        let mut waits = Vec::new();
+        for _ in 0..10 {
+            m.parallel = false;
+            let mut dense_epochs = 0;
+            while !m.judge(true, 1e6) {
+                dense_epochs += 1;
+            }
+            waits.push(dense_epochs);
+            m.parallel = true;
+            assert!(m.judge(true, 0.5e6), "slower: back");
+        }
+        assert_eq!(waits, [0, 1, 2, 4, 8, 16, 32, 64, 128, 128]);
+        // A sparse parallel epoch also returns, whatever its rate.
+        m.parallel = true;
+        m.backoff = 1;
+        assert!(m.judge(false, 1e9));
+    }
+}
