@@ -374,6 +374,8 @@ pub struct JobTotals {
     pub barriers: u64,
     /// Sum over ranks of compute time, in picoseconds.
     pub compute_ps: u64,
+    /// Bytes sent to other ranks of the job (point-to-point messages).
+    pub bytes_sent: u64,
 }
 
 impl JobTotals {
@@ -391,7 +393,8 @@ impl JobTotals {
             Op::Open { .. } => self.opens += 1,
             Op::Barrier { .. } => self.barriers += 1,
             Op::Compute { ps } => self.compute_ps = self.compute_ps.saturating_add(ps),
-            Op::Close { .. } | Op::Delete { .. } => {}
+            Op::Send { bytes, .. } => self.bytes_sent = self.bytes_sent.saturating_add(bytes),
+            Op::Close { .. } | Op::Delete { .. } | Op::Recv { .. } => {}
         }
     }
 
@@ -413,7 +416,10 @@ impl JobTotals {
             Op::Compute { ps } => {
                 self.compute_ps = self.compute_ps.saturating_add(ps.saturating_mul(n))
             }
-            Op::Close { .. } | Op::Delete { .. } => {}
+            Op::Send { bytes, .. } => {
+                self.bytes_sent = self.bytes_sent.saturating_add(bytes.saturating_mul(n))
+            }
+            Op::Close { .. } | Op::Delete { .. } | Op::Recv { .. } => {}
         }
     }
 
