@@ -159,13 +159,10 @@ impl Domains {
     }
 }
 
-/// The job with its collective calls served by two-phase I/O under `hints` (see the module
-/// docs). Files that are not shared, and operations other than reads and writes of shared
-/// files, are untouched.
-pub fn two_phase(job: &JobSpec, hints: &CbHints) -> Result<JobSpec, CbError> {
-    let ranks = job.ranks();
-    let rpn = job.ranks_per_node.max(1);
-    let nodes = ranks.div_ceil(rpn);
+/// Checks `hints` against `job`: `cb_nodes` from 1 to the job's nodes, `cb_buffer_size` at
+/// least 1 byte.
+pub fn check_hints(job: &JobSpec, hints: &CbHints) -> Result<(), CbError> {
+    let nodes = job.ranks().div_ceil(job.ranks_per_node.max(1));
     if hints.cb_nodes == 0 || hints.cb_nodes > nodes {
         return Err(CbError::CbNodes {
             cb_nodes: hints.cb_nodes,
@@ -175,6 +172,16 @@ pub fn two_phase(job: &JobSpec, hints: &CbHints) -> Result<JobSpec, CbError> {
     if hints.cb_buffer_size == 0 {
         return Err(CbError::BufferSize);
     }
+    Ok(())
+}
+
+/// The job with its collective calls served by two-phase I/O under `hints` (see the module
+/// docs). Files that are not shared, and operations other than reads and writes of shared
+/// files, are untouched.
+pub fn two_phase(job: &JobSpec, hints: &CbHints) -> Result<JobSpec, CbError> {
+    check_hints(job, hints)?;
+    let ranks = job.ranks();
+    let rpn = job.ranks_per_node.max(1);
     let shared = |f: FileId| {
         job.file(f)
             .is_some_and(|s| matches!(s.sharing, Sharing::Shared))
