@@ -511,6 +511,8 @@ mod tests {
             assert_eq!(out.totals().bytes_written, job.totals().bytes_written);
             assert_eq!(tiled(&extents(&out, true)), tiled(&extents(&job, true)));
             let read = two_phase(&ior(8, 2, 4 * MIB, MIB, 3, false), &hints(cb, buf)).unwrap();
+            out.validate().unwrap();
+            read.validate().unwrap();
             assert_eq!(tiled(&extents(&read, false)), tiled(&extents(&job, true)));
             // What is sent is received, rank pair by rank pair.
             for j in [&out, &read] {
@@ -669,6 +671,23 @@ mod tests {
             two_phase(&odd, &hints(1, MIB)),
             Err(CbError::Mismatch { call: 0, rank: 1 })
         );
+    }
+
+    #[test]
+    fn unmatched_messages_are_invalid() {
+        let mut j = JobSpec::new("p2p", 2, 1);
+        j.ops = RankOps::from_vecs(vec![vec![Op::Send { to: 1, bytes: 8 }], vec![]]);
+        assert!(j
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("8 bytes more"));
+        j.ops = RankOps::from_vecs(vec![vec![Op::Send { to: 2, bytes: 8 }], vec![]]);
+        assert!(j
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("outside the job"));
     }
 
     #[test]
