@@ -4,7 +4,7 @@
 //! control latencies); otherwise only the aggregators write, every byte once, and the run's
 //! times differ; any thread count gives the same outputs.
 
-use crate::common::{file, load, run, small_fat_tree, summary};
+use crate::common::{file, load, pfs_ior, run, summary};
 use bbsim_sim::run::load_scenario;
 use std::path::PathBuf;
 
@@ -16,24 +16,7 @@ fn scenario(name: &str, ranks: u32, rpn: u32, ior: &str, mpi_io: &str) -> PathBu
     } else {
         format!("[jobs.mpi_io]\n{mpi_io}\n")
     };
-    small_fat_tree(
-        name,
-        &format!(
-            r#"[pfs]
-io_nodes = 1
-servers = 1
-server_bandwidth = "10GB/s"
-latency = "10us"
-stripe_size = "1MiB"
-[[jobs]]
-name = "ior"
-source = "ior"
-ranks = {ranks}
-ranks_per_node = {rpn}
-ior = "{ior}"
-{table}"#
-        ),
-    )
+    pfs_ior(name, ranks, rpn, ior, &table)
 }
 
 /// `ranks.csv` as rows of columns (header dropped).
@@ -74,25 +57,23 @@ fn own_domains_cost_only_the_offsets_allgather() {
 
 #[test]
 fn aggregators_write_everything_and_times_change() {
-    // 8 ranks on 4 nodes, 2 segments of 1 MiB blocks in 256 KiB transfers: each call's
-    // 256 KiB pieces are spread over the file, 4 aggregators (ranks 0, 2, 4, 6) gather them.
+    // 8 ranks on 8 nodes, 2 segments of 1 MiB blocks in 256 KiB transfers, 4 aggregators
+    // (ranks 0-3, on the first 4 nodes). Call k's pieces lie 1 MiB apart over 7.25 MiB, so
+    // aggregator a's 1.8125 MiB domain holds the pieces of ranks 2a and 2a + 1 (one of them on
+    // another node), each in its own 512 KiB round: it writes both, 2 per call, 16 in all.
     let ior = "-a MPIIO -w -k -b 1m -t 256k -s 2";
-    let enable = "romio_cb_write = \"enable\"\ncb_buffer_size = \"512KiB\"";
-    let ind = scenario("cb-agg-ind", 8, 2, ior, enable);
-    let coll = scenario("cb-agg-coll", 8, 2, &format!("{ior} -c"), enable);
+    let enable = "romio_cb_write = \"enable\"\ncb_nodes = 4\ncb_buffer_size = \"512KiB\"";
+    let ind = scenario("cb-agg-ind", 8, 1, ior, enable);
+    let coll = scenario("cb-agg-coll", 8, 1, &format!("{ior} -c"), enable);
     let a = ranks(file(&run(&load(&ind, &[]), 1), "ranks.csv"));
     let loaded = load(&coll, &[]);
     let one = run(&loaded, 1);
     let b = ranks(file(&one, "ranks.csv"));
-    let (wa, wb) = (col(&a, 3), col(&b, 3));
-    assert_eq!(
-        wa.iter().sum::<f64>(),
-        wb.iter().sum::<f64>(),
-        "bytes conserved"
-    );
-    for (r, w) in wb.iter().enumerate() {
-        assert_eq!(*w > 0.0, r % 2 == 0, "rank {r} wrote {w} bytes");
-    }
+    let mib = f64::from(1 << 20);
+    assert_eq!(col(&a, 3), vec![2.0 * mib; 8]);
+    let aggregators = |v: f64| [v, v, v, v, 0.0, 0.0, 0.0, 0.0].to_vec();
+    assert_eq!(col(&b, 3), aggregators(4.0 * mib), "bytes written per rank");
+    assert_eq!(col(&b, 5), aggregators(16.0), "writes per rank");
     assert_ne!(
         col(&a, 9),
         col(&b, 9),
