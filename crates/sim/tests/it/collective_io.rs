@@ -79,6 +79,12 @@ fn aggregators_write_everything_and_times_change() {
         col(&b, 9),
         "collective buffering changes the times"
     );
+    // The path and flow network models carry the messages too: the same bytes land.
+    for model in ["path", "flow"] {
+        let set = [format!("network.model=\"{model}\"")];
+        let other = ranks(file(&run(&load(&coll, &set), 1), "ranks.csv"));
+        assert_eq!(col(&other, 3), col(&b, 3), "{model} model");
+    }
     for threads in [2, 4] {
         let many = run(&loaded, threads);
         assert!(
