@@ -135,6 +135,7 @@ fn node_shared(
         train_ops: jl.train_ops,
         clients,
         pfs_metadata: machine.pfs.metadata.is_some(),
+        job_nodes: jl.nodes.clone(),
     })
 }
 

@@ -12,10 +12,12 @@
 //! * [`synthetic`]: IOR, checkpointing and the study's applications (GTC, LAMMPS, S3D, HACC);
 //!   a quota-limited SSD user, a small-read analysis and a consumer (analysis) job.
 //! * [`transform`]: weak and strong scaling, repetition, collation, barrier insertion.
+//! * [`collective`]: ROMIO's two-phase I/O (collective buffering) for collective MPI-IO calls.
 //! * [`alloc`]: node allocation policies and CODES allocation files.
 //! * [`rng`]: the deterministic random number generator used throughout.
 
 pub mod alloc;
+pub mod collective;
 pub mod darshan;
 pub mod op;
 /// The workload's random streams: xoshiro256** ([`bbsim_engine::rng::RngStarStar`]) seeded

@@ -90,6 +90,24 @@ pub enum Op {
         /// Communicator synchronised.
         comm: CommId,
     },
+    /// Send `bytes` bytes to rank `to` of the same job (buffered, as MPI's eager protocol):
+    /// the message is handed to the node's NIC and the rank goes on at once; a message to a
+    /// rank on the same node is a memory copy and costs nothing. Point-to-point data movement
+    /// such as ROMIO's collective-buffering exchange.
+    Send {
+        /// Destination rank (job-local).
+        to: u32,
+        /// Message size in bytes.
+        bytes: u64,
+    },
+    /// Wait until `bytes` bytes sent by rank `from` of the same job have arrived (messages
+    /// from one rank are taken in arrival order; their bytes add up).
+    Recv {
+        /// Source rank (job-local).
+        from: u32,
+        /// Bytes awaited.
+        bytes: u64,
+    },
 }
 
 impl Op {
@@ -101,7 +119,7 @@ impl Op {
             | Op::Read { file, .. }
             | Op::Close { file }
             | Op::Delete { file } => Some(file),
-            Op::Compute { .. } | Op::Barrier { .. } => None,
+            Op::Compute { .. } | Op::Barrier { .. } | Op::Send { .. } | Op::Recv { .. } => None,
         }
     }
 

@@ -3,7 +3,7 @@
 use crate::alloc::AllocationPolicy;
 use crate::op::{CommId, FileId, Op};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Who uses a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -374,6 +374,8 @@ pub struct JobTotals {
     pub barriers: u64,
     /// Sum over ranks of compute time, in picoseconds.
     pub compute_ps: u64,
+    /// Bytes sent to other ranks of the job (point-to-point messages).
+    pub bytes_sent: u64,
 }
 
 impl JobTotals {
@@ -391,7 +393,8 @@ impl JobTotals {
             Op::Open { .. } => self.opens += 1,
             Op::Barrier { .. } => self.barriers += 1,
             Op::Compute { ps } => self.compute_ps = self.compute_ps.saturating_add(ps),
-            Op::Close { .. } | Op::Delete { .. } => {}
+            Op::Send { bytes, .. } => self.bytes_sent = self.bytes_sent.saturating_add(bytes),
+            Op::Close { .. } | Op::Delete { .. } | Op::Recv { .. } => {}
         }
     }
 
@@ -413,7 +416,10 @@ impl JobTotals {
             Op::Compute { ps } => {
                 self.compute_ps = self.compute_ps.saturating_add(ps.saturating_mul(n))
             }
-            Op::Close { .. } | Op::Delete { .. } => {}
+            Op::Send { bytes, .. } => {
+                self.bytes_sent = self.bytes_sent.saturating_add(bytes.saturating_mul(n))
+            }
+            Op::Close { .. } | Op::Delete { .. } | Op::Recv { .. } => {}
         }
     }
 
@@ -617,10 +623,32 @@ impl JobSpec {
         }
         let ncomm = self.subcomms.len() + 1;
         let mut counts = vec![vec![0u64; self.ranks() as usize]; ncomm];
+        // Bytes sent minus bytes received per (sender, receiver).
+        let mut flow: BTreeMap<(u32, u32), i128> = BTreeMap::new();
         for rank in 0..self.ops.num_ranks() {
             let mut index = 0usize;
             for run in self.ops.rank_runs(rank) {
                 let op = &run.op;
+                let n = i128::from(run.count);
+                let (pair, bytes) = match *op {
+                    Op::Send { to, bytes } => ((rank, to), n * i128::from(bytes)),
+                    Op::Recv { from, bytes } => ((from, rank), -n * i128::from(bytes)),
+                    _ => ((0, 0), 0),
+                };
+                if bytes != 0 {
+                    if pair.0.max(pair.1) >= self.ranks() {
+                        return Err(WorkloadError::BadShape {
+                            job: self.name.clone(),
+                            reason: format!(
+                                "rank {rank} exchanges a message with rank {}, outside the \
+                                 job ({} ranks)",
+                                pair.0.max(pair.1),
+                                self.ranks()
+                            ),
+                        });
+                    }
+                    *flow.entry(pair).or_default() += bytes;
+                }
                 let first = index;
                 index += run.count as usize;
                 let index = first;
@@ -659,6 +687,15 @@ impl JobSpec {
                     counts[comm.0 as usize][rank as usize] += u64::from(run.count);
                 }
             }
+        }
+        if let Some((&(from, to), &left)) = flow.iter().find(|(_, &b)| b != 0) {
+            return Err(WorkloadError::BadShape {
+                job: self.name.clone(),
+                reason: format!(
+                    "rank {from} sends rank {to} {left} bytes more than it receives (negative: \
+                     fewer), so a receive would wait for ever"
+                ),
+            });
         }
         for (c, per_rank) in counts.iter().enumerate() {
             let members = self

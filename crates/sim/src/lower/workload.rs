@@ -13,6 +13,7 @@ mod benchmarks;
 mod darshan;
 mod dependencies;
 mod keys;
+mod mpi_io;
 mod recipe;
 mod study_apps;
 mod synthetic;
@@ -22,6 +23,7 @@ pub use dependencies::job_parents;
 
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::{JobSection, JobSource, Scenario};
+use bbsim_workload::synthetic::App;
 use bbsim_workload::{JobSpec, Workload, MAX_JOB_OPERATIONS, MAX_WORKLOAD_BYTES};
 use keys::{job_key, source_name};
 use recipe::Recipe;
@@ -167,6 +169,7 @@ fn lower_job(
     let map = cx.map;
     check_node_keys(j, idx, map)?;
     let recipe = recipe(j, idx, cx, earlier)?;
+    let ior_collective = matches!(&recipe, Recipe::App(App::Ior(p)) if p.collective);
     let size = JobSize {
         name: job_name(j, idx),
         ranks: transforms::ranks_after(j, recipe.ranks()),
@@ -184,6 +187,7 @@ fn lower_job(
     job.name = size.name;
     job.ranks_per_node = j.ranks_per_node;
     job.start_ps = j.start.0;
+    let mut job = mpi_io::apply(job, j, idx, map, ior_collective)?;
     job.allocation = allocation::allocation(j, idx, map, cx.base_dir, &job.name, earlier)?;
     job.validate()
         .map_err(|e| map.error_at(&format!("jobs[{idx}]"), e.to_string()))?;

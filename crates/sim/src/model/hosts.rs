@@ -122,6 +122,7 @@ impl BbHost {
                         Payload::Delete { alloc, file } => {
                             self.server.delete_file(alloc, file, ctx, &mut out)
                         }
+                        Payload::Rank { .. } => {}
                     }
                 }
             }

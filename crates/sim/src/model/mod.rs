@@ -66,6 +66,16 @@ pub enum Payload {
         /// Global file id.
         file: u64,
     },
+    /// A point-to-point message between two ranks of the job running on both compute nodes
+    /// ([`bbsim_workload::Op::Send`]); its bytes are the network message's data.
+    Rank {
+        /// Sending rank (job-local).
+        from: u32,
+        /// Receiving rank (job-local).
+        to: u32,
+        /// Bytes carried.
+        bytes: u64,
+    },
 }
 
 /// Sends storage message `msg` from `nic` to terminal `to`: its data in packets, its

@@ -80,6 +80,8 @@ enum Wait {
     Barrier { comm: u32, seq: u32 },
     /// Waiting for the producer of an input file to close it.
     File,
+    /// Waiting for `bytes` bytes from rank `from` ([`Op::Recv`]).
+    Recv { from: u32, bytes: u64 },
     /// All operations done.
     Done,
 }
@@ -166,6 +168,9 @@ pub struct NodeShared {
     pub clients: FsClients,
     /// Whether opens, closes and deletes of PFS files wait for the PFS metadata server.
     pub pfs_metadata: bool,
+    /// Compute nodes (terminal ids) of each job in the job's node order: rank `r` of job `j`
+    /// runs on `job_nodes[j][r / ranks_per_node]` (where [`Op::Send`] messages go).
+    pub job_nodes: Vec<Vec<u32>>,
 }
 
 /// Which file-system client of a node sends a request.
@@ -238,6 +243,12 @@ pub struct NodeLp {
     gate_tick: Option<Time>,
     /// Metadata requests in flight: request id to local rank and issue time (ps).
     metadata: BTreeMap<u64, (u32, Time)>,
+    /// Bytes arrived from other ranks and not yet received: (local rank, sending rank) to
+    /// bytes.
+    inbox: BTreeMap<(u32, u32), u64>,
+    /// Point-to-point messages this node's ranks sent over the network, and their bytes
+    /// (same-node messages are not counted).
+    pub sent: (u64, u64),
 }
 
 impl NodeLp {
@@ -302,6 +313,8 @@ impl NodeLp {
                 .map(|l| l.is_limited().then(|| ClientGate::new(l))),
             gate_tick: None,
             metadata: BTreeMap::new(),
+            inbox: BTreeMap::new(),
+            sent: (0, 0),
             shared,
         }
         .with_drain()
@@ -613,6 +626,10 @@ impl NodeLp {
             SimEvent::Wake { local } => self.advance(local, ctx),
             SimEvent::Net(e) => {
                 if let Some(d) = self.nic.handle(e, ctx) {
+                    if let Payload::Rank { from, to, bytes } = d.payload {
+                        self.deliver(from, to, bytes, ctx);
+                        return;
+                    }
                     if let Payload::Storage(msg) = d.payload {
                         if let StorageMsg::Reply(mut r) = *msg {
                             if r.kind == RequestKind::Metadata {
@@ -819,6 +836,20 @@ impl NodeLp {
                     self.issue(local, j, op, None, ctx);
                     return;
                 }
+                Op::Send { to, bytes } => self.send_rank(rank, to, bytes, j, ctx),
+                Op::Recv { from, bytes } => {
+                    let have = self.inbox.entry((local, from)).or_insert(0);
+                    if *have >= bytes {
+                        *have -= bytes;
+                        if *have == 0 {
+                            self.inbox.remove(&(local, from));
+                        }
+                    } else {
+                        self.ranks[li].cursor = Some(before);
+                        self.ranks[li].wait = Wait::Recv { from, bytes };
+                        return;
+                    }
+                }
                 Op::Barrier { comm } => {
                     let seq = {
                         let c = self.ranks[li].barriers.entry(comm.0).or_insert(0);
@@ -835,6 +866,48 @@ impl NodeLp {
                     return;
                 }
             }
+        }
+    }
+
+    /// Rank `from` (of this node) sends `bytes` to rank `to` of job `j`: over the network to
+    /// the node that runs it, or straight into its inbox when it runs here.
+    fn send_rank(&mut self, from: u32, to: u32, bytes: u64, j: u32, ctx: &mut Ctx<'_, SimEvent>) {
+        let rpn = self.shared.workload.jobs[j as usize].ranks_per_node.max(1);
+        let dst = self.shared.job_nodes[j as usize][(to / rpn) as usize];
+        if dst == self.terminal {
+            if let Some(local) = self.deliver_local(from, to, bytes) {
+                ctx.send_self(0, SimEvent::Wake { local });
+            }
+            return;
+        }
+        self.sent.0 += 1;
+        self.sent.1 += bytes;
+        self.nic
+            .send_message(ctx, dst, bytes, Payload::Rank { from, to, bytes });
+    }
+
+    /// A message from rank `from` to rank `to` (of this node) has arrived: the receiver goes
+    /// on if it was waiting for these bytes.
+    fn deliver(&mut self, from: u32, to: u32, bytes: u64, ctx: &mut Ctx<'_, SimEvent>) {
+        if let Some(local) = self.deliver_local(from, to, bytes) {
+            self.advance(local, ctx);
+        }
+    }
+
+    /// Adds `bytes` from `from` to the inbox of rank `to`; returns the receiver's local index
+    /// when it was waiting in a receive that is now satisfied (its wait is cleared, so it is
+    /// woken once).
+    fn deliver_local(&mut self, from: u32, to: u32, bytes: u64) -> Option<u32> {
+        let local = self.ranks.iter().position(|r| r.rank == to)?;
+        let have = self.inbox.entry((local as u32, from)).or_insert(0);
+        *have += bytes;
+        let have = *have;
+        match self.ranks[local].wait {
+            Wait::Recv { from: f, bytes: b } if f == from && have >= b => {
+                self.ranks[local].wait = Wait::Timer;
+                Some(local as u32)
+            }
+            _ => None,
         }
     }
 

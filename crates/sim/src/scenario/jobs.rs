@@ -272,6 +272,36 @@ pub struct JobSection {
     /// `source = "small-reads"`: reads per rank.
     #[serde(default)]
     pub reads_per_rank: Option<u64>,
+    /// `[jobs.mpi_io]`: collective MPI-IO calls and ROMIO's collective-buffering hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi_io: Option<MpiIoSection>,
+}
+
+/// `[jobs.mpi_io]`: whether the job's reads and writes of shared files are collective MPI-IO
+/// calls (`MPI_File_write_all`, `read_all`), served by ROMIO's two-phase I/O, and the hints a
+/// user passes in an `MPI_Info` (or `MPICH_MPIIO_HINTS`), with ROMIO's defaults.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MpiIoSection {
+    /// The shared-file reads and writes are collective calls (IOR's `-c` sets it).
+    #[serde(default)]
+    pub collective: bool,
+    /// Aggregators (default: one per node of the job).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cb_nodes: Option<u32>,
+    /// Bytes an aggregator serves per round (default 16 MiB).
+    #[serde(default = "default_cb_buffer")]
+    pub cb_buffer_size: Bytes,
+    /// Collective buffering for writes: `enable`, `disable` or `automatic` (default).
+    #[serde(default)]
+    pub romio_cb_write: bbsim_workload::collective::CbMode,
+    /// Collective buffering for reads: `enable`, `disable` or `automatic` (default).
+    #[serde(default)]
+    pub romio_cb_read: bbsim_workload::collective::CbMode,
+}
+
+fn default_cb_buffer() -> Bytes {
+    Bytes(bbsim_workload::collective::DEFAULT_CB_BUFFER_SIZE)
 }
 
 fn default_cache_block() -> Bytes {

@@ -105,3 +105,27 @@ pub fn file<'a>(r: &'a Rendered, name: &str) -> &'a [u8] {
 pub fn summary(r: &Rendered) -> serde_json::Value {
     serde_json::from_slice(file(r, "summary.json")).expect("summary.json is JSON")
 }
+
+/// [`small_fat_tree`] with a PFS of one I/O node and one storage server (10 GB/s, 10 us,
+/// 1 MiB stripes) and one IOR job `ior` of `ranks` ranks, `rpn` per node, given by IOR's
+/// command line `ior`, followed by `more` (further keys or tables of the job).
+pub fn pfs_ior(name: &str, ranks: u32, rpn: u32, ior: &str, more: &str) -> PathBuf {
+    small_fat_tree(
+        name,
+        &format!(
+            r#"[pfs]
+io_nodes = 1
+servers = 1
+server_bandwidth = "10GB/s"
+latency = "10us"
+stripe_size = "1MiB"
+[[jobs]]
+name = "ior"
+source = "ior"
+ranks = {ranks}
+ranks_per_node = {rpn}
+ior = "{ior}"
+{more}"#
+        ),
+    )
+}

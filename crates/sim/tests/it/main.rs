@@ -2,6 +2,7 @@
 //! run it, render its outputs; no `bbsim` binary involved.
 
 mod capacity;
+mod collective_io;
 mod common;
 mod compose;
 mod diagnostics;

@@ -2,30 +2,13 @@
 //! stripes (a shared file with one writer per stripe runs exactly like a file per process),
 //! and `k` clients writing one stripe at once wait `0, R, 2R, ..., (k - 1)R` for their locks.
 
-use crate::common::{file, load, run, small_fat_tree};
+use crate::common::{file, load, pfs_ior, run};
 use std::path::PathBuf;
 
 /// A small fat-tree whose IOR job `ior` (one rank per node) writes to the PFS: one I/O node,
 /// one storage server, 1 MiB stripes.
 fn scenario(name: &str, ranks: u32, ior: &str) -> PathBuf {
-    small_fat_tree(
-        name,
-        &format!(
-            r#"[pfs]
-io_nodes = 1
-servers = 1
-server_bandwidth = "10GB/s"
-latency = "10us"
-stripe_size = "1MiB"
-[[jobs]]
-name = "ior"
-source = "ior"
-ranks = {ranks}
-ranks_per_node = 1
-ior = "{ior}"
-"#
-        ),
-    )
+    pfs_ior(name, ranks, 1, ior, "")
 }
 
 /// `ranks.csv` of a run of `path` with overrides `set`.

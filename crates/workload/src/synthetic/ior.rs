@@ -15,7 +15,9 @@
 //! - `-g` (intra-test barriers): barriers after the open and after the transfers too;
 //! - without `-k` (keep file) the file is deleted at the end of each repetition (by each
 //!   rank for file per process, by rank 0 for a shared file, after a barrier), as IOR does;
-//! - `-c` (collective, MPI-IO only): recorded in [`IorParams::collective`].
+//! - `-c` (collective, MPI-IO only): recorded in [`IorParams::collective`]; lowering serves
+//!   the shared file's transfers as collective calls by ROMIO's two-phase I/O
+//!   ([`crate::collective`]).
 //!
 //! `-e` (fsync at close) and the API (`-a POSIX` or `-a MPIIO`) change no operation: the model
 //! has no client write-back cache, so every write is durable when it completes and an fsync
