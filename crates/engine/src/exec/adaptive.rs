@@ -22,7 +22,6 @@ use crate::lp::LogicalProcess;
 use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
 use crate::sim::{Executor, RunInput};
 use crate::stats::{RunStats, ThreadStats};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -42,8 +41,8 @@ pub const GAIN_TO_STAY: f64 = 1.05;
 /// The most dense epochs the measured policy waits between two parallel trials.
 pub const MAX_BACKOFF: u32 = 128;
 
-/// Windows between two looks at the clock (a look costs tens of nanoseconds, a sparse window
-/// not much more).
+/// Windows between two looks at the clock, a power of two (a look costs tens of nanoseconds, a
+/// sparse window not much more).
 const CHECK_EVERY: u64 = 16;
 
 /// When the adaptive executor changes executor.
@@ -111,7 +110,6 @@ struct Meter {
 /// The switching decision of one run.
 struct Policy {
     policy: SwitchPolicy,
-    calls: AtomicU64,
     meter: Mutex<Meter>,
 }
 
@@ -119,7 +117,6 @@ impl Policy {
     fn new(policy: SwitchPolicy) -> Self {
         Policy {
             policy,
-            calls: AtomicU64::new(0),
             meter: Mutex::new(Meter::new()),
         }
     }
@@ -142,9 +139,6 @@ impl Policy {
         match self.policy {
             SwitchPolicy::Alternate { windows: w } => windows >= w.max(1),
             SwitchPolicy::Measured => {
-                if self.calls.fetch_add(1, Ordering::Relaxed) % CHECK_EVERY != 0 {
-                    return false;
-                }
                 let now = Instant::now();
                 let mut m = self.meter();
                 let elapsed = now.duration_since(m.epoch_start);
@@ -216,8 +210,14 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     let (slots, channels) = (input.slots, input.channels);
     let (end_time, progress) = (input.end_time, input.progress);
     let policy = Policy::new(ex.policy);
-    let until = |windows: u64, events: u64| policy.switch_now(windows, events);
-    let until: Until<'_> = &until;
+    let ask = |windows: u64, events: u64| policy.switch_now(windows, events);
+    let until = Until {
+        every_mask: match ex.policy {
+            SwitchPolicy::Measured => CHECK_EVERY - 1,
+            SwitchPolicy::Alternate { .. } => 0,
+        },
+        ask: &ask,
+    };
     let mut pending = input.initial;
     let mut parallel = false;
     let mut total: Option<RunStats> = None;

@@ -15,10 +15,23 @@ use crate::error::EngineError;
 use crate::event::{Event, EventKey};
 use crate::stats::RunStats;
 
-/// Asked at a window boundary with the windows ended and the events handled so far in the
-/// current segment: whether to end the segment there and hand the pending events to another
-/// executor.
-pub(crate) type Until<'a> = &'a (dyn Fn(u64, u64) -> bool + Sync);
+/// When a segment may end: at a window boundary after a multiple of `every_mask + 1` windows
+/// (a power of two, so the test is one mask), `ask` is given the windows ended and the events
+/// handled so far in the segment and says whether to end it there and hand the pending events
+/// to another executor.
+#[derive(Clone, Copy)]
+pub(crate) struct Until<'a> {
+    pub every_mask: u64,
+    pub ask: &'a (dyn Fn(u64, u64) -> bool + Sync),
+}
+
+impl Until<'_> {
+    /// Whether to hand over after `windows` windows and `events` events.
+    #[inline]
+    pub fn now(&self, windows: u64, events: u64) -> bool {
+        windows & self.every_mask == 0 && (self.ask)(windows, events)
+    }
+}
 
 /// What one segment of a run returns.
 pub(crate) struct Segment<E> {

@@ -449,7 +449,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 sh.progress.set_now(window_end);
                 if let Some(until) = sh.until {
                     let events = sh.progress.events() - sh.events_before;
-                    if until(windows, events) {
+                    if until.now(windows, events) {
                         sh.handover.store(true, Ordering::Release);
                     }
                 }

@@ -114,7 +114,7 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
             if progress.is_cancelled() {
                 break Some(StopReason::Cancelled);
             }
-            if windows > 0 && until.is_some_and(|u| u(windows, events)) {
+            if windows > 0 && until.is_some_and(|u| u.now(windows, events)) {
                 pending.push(ev);
                 while let Some(e) = pending.pop_before(Time::MAX) {
                     left.push(e);
