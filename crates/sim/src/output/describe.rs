@@ -17,10 +17,16 @@ pub fn granularity(s: &Scenario) -> String {
     // Router buffers exist only in the packet model; their default grows with the packet
     // (two packets, at least 64 KiB), which a packet-size sweep should know.
     let buffers = match s.network.model {
-        NetModel::Packet => format!(
-            "{} VC buffers, ",
-            format_bytes(s.network.effective_vc_buffer(sim.packet_size.0).0)
-        ),
+        NetModel::Packet => {
+            let units = match sim.unit_size {
+                Some(u) => format!("{} units, ", format_bytes(u.0)),
+                None => String::new(),
+            };
+            format!(
+                "{units}{} VC buffers, ",
+                format_bytes(s.network.effective_vc_buffer(sim.packet_size.0).0)
+            )
+        }
         _ => String::new(),
     };
     format!(

@@ -12,3 +12,4 @@ mod properties;
 mod quickstart;
 mod shared_files;
 mod storage_keys;
+mod units;

@@ -12,4 +12,5 @@ mod partitions;
 mod path;
 mod topologies;
 mod traffic;
+mod units;
 mod zero_load;
