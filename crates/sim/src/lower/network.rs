@@ -244,16 +244,22 @@ pub fn routing(n: &NetworkSection) -> Routing {
 /// other: a buffer holds at least one packet; a unit is a whole number of packets.
 fn packets(s: &Scenario, map: &SourceMap) -> Result<(u32, u32, Option<u32>), Diagnostic> {
     let packet = packet_size(s.simulation.packet_size.0).map_err(|e| net_error(map, e))?;
-    let vc_buffer = s.network.effective_vc_buffer(u64::from(packet));
+    let mut vc_buffer = s.network.effective_vc_buffer();
     if vc_buffer.0 < u64::from(packet) {
-        return Err(map.error_at(
-            "network.vc_buffer",
-            format!(
-                "must hold at least one packet ({}), got {}",
-                format_bytes(u64::from(packet)),
-                format_bytes(vc_buffer.0)
-            ),
-        ));
+        if s.network.model != NetModel::Packet {
+            // The path and flow models have no router buffers.
+            vc_buffer.0 = u64::from(packet);
+        } else {
+            return Err(map.error_at(
+                "network.vc_buffer",
+                format!(
+                    "must hold at least one packet ({}), got {} (the default is 64KiB \
+                     whatever the packet size: set it for larger packets)",
+                    format_bytes(u64::from(packet)),
+                    format_bytes(vc_buffer.0),
+                ),
+            ));
+        }
     }
     let vc_buffer = u32::try_from(vc_buffer.0)
         .ok()
