@@ -56,7 +56,7 @@ pub use network::{
 pub use nic::{Nic, NicStats};
 pub use packet::{Assembled, Delivered, MessageId, NetEvent, Packet};
 pub use path::PathFabric;
-pub use router::{Router, RouterStats};
+pub use router::{HeadWaits, Router, RouterStats};
 pub use routing::Routing;
 pub use stats::{ClassUsage, NetworkStats};
 pub use topology::{Shape, Topology, TopologyConfig};

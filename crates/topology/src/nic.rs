@@ -423,7 +423,9 @@ impl<P> Nic<P> {
                 serialisation(u64::from(bytes), self.bandwidth)
             };
             self.busy_until = start + ser;
-            self.stats.injection.record_span(u64::from(bytes), ser, span);
+            self.stats
+                .injection
+                .record_span(u64::from(bytes), ser, span);
             m.left -= u64::from(data);
             let last = m.left == 0;
             let msg = (m.dst, m.seq, m.packets, m.injected);

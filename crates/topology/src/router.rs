@@ -80,6 +80,10 @@ struct Request {
     cost: u32,
     /// The head's output VC.
     vc: u8,
+    /// It began to wait without downstream credit (else behind a busy or contended port).
+    no_credit: bool,
+    /// When it began to wait (ps).
+    since: Time,
 }
 
 /// An input virtual channel: its buffered packets, and what arbitration needs of its head while
@@ -134,6 +138,31 @@ impl<P> Default for PortAssembly<P> {
     }
 }
 
+/// Why input-buffer heads waited for one output port: how often and how long (ps), by what
+/// held them when they began to wait.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct HeadWaits {
+    /// Heads that found the port busy (serialising, or granted to another input first)
+    /// while the downstream buffer had room for them.
+    pub busy: u64,
+    /// Picoseconds those heads waited until granted.
+    pub busy_ps: Time,
+    /// Heads that found the downstream buffer without credit for them (the port idle or not).
+    pub no_credit: u64,
+    /// Picoseconds those heads waited until granted.
+    pub no_credit_ps: Time,
+}
+
+impl HeadWaits {
+    /// Adds another port's figures.
+    pub fn add(&mut self, o: &HeadWaits) {
+        self.busy += o.busy;
+        self.busy_ps += o.busy_ps;
+        self.no_credit += o.no_credit;
+        self.no_credit_ps += o.no_credit_ps;
+    }
+}
+
 /// Per-router statistics.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RouterStats {
@@ -141,6 +170,8 @@ pub struct RouterStats {
     pub packets: u64,
     /// Per output port: bytes, packets and busy time of that link direction.
     pub links: Vec<LinkStats>,
+    /// Per output port: why the heads that waited for it waited.
+    pub head_waits: Vec<HeadWaits>,
     /// Units split at an output because the downstream buffer had credit for only part of
     /// them (always 0 when units are one packet).
     pub splits: u64,
@@ -160,6 +191,7 @@ impl RouterStats {
     pub(crate) fn with_ports(ports: usize) -> Self {
         RouterStats {
             links: vec![LinkStats::default(); ports],
+            head_waits: vec![HeadWaits::default(); ports],
             port_max_occupancy: vec![0; ports],
             port_occupancy: vec![0; ports],
             ..RouterStats::default()
@@ -478,9 +510,12 @@ impl<P> Router<P> {
                 self.transmit(idx, ctx);
                 continue;
             }
+            let no_credit = !self.has_credit(port, head.out_vc, cost);
             self.inputs[idx].request = Request {
                 cost,
                 vc: head.out_vc,
+                no_credit,
+                since: now,
             };
             self.request_mask[port * self.mask_words + idx / 64] |= 1 << (idx % 64);
             self.ports[port].out.waiting += 1;
@@ -516,6 +551,16 @@ impl<P> Router<P> {
     fn grant<E: From<NetEvent<P>>>(&mut self, port: usize, ctx: &mut Ctx<'_, E>) -> Option<usize> {
         let n = self.inputs.len() as u32;
         let idx = self.first_request(port)?;
+        let r = self.inputs[idx].request;
+        let waited = ctx.now() - r.since;
+        let w = &mut self.stats.head_waits[port];
+        if r.no_credit {
+            w.no_credit += 1;
+            w.no_credit_ps += waited;
+        } else {
+            w.busy += 1;
+            w.busy_ps += waited;
+        }
         self.request_mask[port * self.mask_words + idx / 64] &= !(1 << (idx % 64));
         self.ports[port].out.waiting -= 1;
         self.ports[port].out.rr = (idx as u32 + 1) % n;
@@ -721,7 +766,8 @@ impl<P> Router<P> {
         let a = &mut pa.parts[i];
         let span = u32::from(pkt.span.max(1));
         a.remaining = a.remaining.saturating_sub(span);
-        a.extra_bytes += i64::from(pkt.bytes) - i64::from(self.params.packet_size) * i64::from(span);
+        a.extra_bytes +=
+            i64::from(pkt.bytes) - i64::from(self.params.packet_size) * i64::from(span);
         a.hop_sum += u32::from(pkt.hops) * span;
         a.nonminimal_packets += u32::from(pkt.nonminimal()) * span;
         a.hops = a.hops.max(pkt.hops);

@@ -276,7 +276,10 @@ fn packets(s: &Scenario, map: &SourceMap) -> Result<(u32, u32, Option<u32>), Dia
         Some(u) => {
             let p = u64::from(packet);
             let ok = u.0 >= p && u.0 % p == 0 && u.0 / p <= u64::from(MAX_UNIT_PACKETS);
-            match u32::try_from(u.0).ok().filter(|&v| ok && v <= MAX_PACKET_SIZE) {
+            match u32::try_from(u.0)
+                .ok()
+                .filter(|&v| ok && v <= MAX_PACKET_SIZE)
+            {
                 Some(v) => Some(v),
                 None => {
                     return Err(map.error_at(

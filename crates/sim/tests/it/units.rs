@@ -88,13 +88,22 @@ fn strip(v: &mut serde_json::Value) {
 #[test]
 fn units_give_the_same_outputs_on_any_thread_count() {
     let path = scenario("quickstart.toml");
-    let l = load(&path, &small_quickstart(&["simulation.unit_size=\"64KiB\""]));
+    let l = load(
+        &path,
+        &small_quickstart(&["simulation.unit_size=\"64KiB\""]),
+    );
     let first = run(&l, 1);
     let plain = run(&load(&path, &small_quickstart(&[])), 1);
-    assert_ne!(first.digest, plain.digest, "units change the model's results");
+    assert_ne!(
+        first.digest, plain.digest,
+        "units change the model's results"
+    );
     for threads in [2, 3, 4] {
         let r = run(&l, threads);
         assert_eq!(r.digest, first.digest, "digest on {threads} threads");
-        assert!(outputs(&r) == outputs(&first), "outputs on {threads} threads");
+        assert!(
+            outputs(&r) == outputs(&first),
+            "outputs on {threads} threads"
+        );
     }
 }

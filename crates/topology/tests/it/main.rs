@@ -6,6 +6,7 @@ mod common;
 mod arbitration;
 mod bypass;
 mod flow;
+mod head_waits;
 mod large_packets;
 mod nic_events;
 mod partitions;

@@ -180,9 +180,16 @@ fn zero_load_latency_of_units_behind_a_slower_terminal_link() {
             let h = Time::from(n.hop_distance(src, dst).unwrap());
             let ser_t = serialisation(u64::from(unit), bt);
             let ser_b = serialisation(u64::from(unit), b);
-            let wait = if h >= 2 { (ser_t - ser_b).saturating_sub(d) } else { 0 };
+            let wait = if h >= 2 {
+                (ser_t - ser_b).saturating_sub(d)
+            } else {
+                0
+            };
             let expected = h * (l + d) + l + wait + units * ser_t;
-            assert_eq!(dlv.latency, expected, "{src}->{dst} ({h} routers), {unit} B units");
+            assert_eq!(
+                dlv.latency, expected,
+                "{src}->{dst} ({h} routers), {unit} B units"
+            );
             assert_eq!(dlv.bytes, bytes);
         }
     }
@@ -236,7 +243,11 @@ fn units_give_the_same_results_on_any_thread_count() {
         let scripts = heavy(n.terminals());
         let one = run_all(&n, scripts.clone(), 1);
         for threads in [2, 3, 4] {
-            assert_eq!(run_all(&n, scripts.clone(), threads), one, "{threads} threads");
+            assert_eq!(
+                run_all(&n, scripts.clone(), threads),
+                one,
+                "{threads} threads"
+            );
         }
     }
 }
