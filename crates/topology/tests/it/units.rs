@@ -28,6 +28,14 @@ fn dragonfly_32() -> TopologyConfig {
     })
 }
 
+/// The adaptive fat-tree and the UGAL dragonfly the tests run on.
+fn adaptive_cases() -> [(TopologyConfig, Routing); 2] {
+    [
+        (fat_tree_16(), Routing::Adaptive),
+        (dragonfly_32(), Routing::Ugal),
+    ]
+}
+
 /// `cfg` with 4 KiB packets, units of `unit` bytes (`None`: off) and a `vc_buffer`.
 fn with_units(mut cfg: NetworkConfig, unit: Option<u32>, vc_buffer: u32) -> Network {
     cfg.packet_size = 4 * KIB;
@@ -84,12 +92,8 @@ fn a_unit_of_one_packet_is_the_packet_model() {
     // unit_size = packet_size takes the same path as no units at all: same deliveries (times,
     // hops, routes), same router statistics, same events, on an adaptive fat-tree and a UGAL
     // dragonfly under heavy traffic with full and short buffers.
-    for topo in [fat_tree_16(), dragonfly_32()] {
+    for (topo, routing) in adaptive_cases() {
         for buffer in [4 * KIB, 16 * KIB, 64 * KIB] {
-            let routing = match topo {
-                TopologyConfig::FatTree(_) => Routing::Adaptive,
-                _ => Routing::Ugal,
-            };
             let cfg = net(topo.clone(), routing);
             let off = with_units(cfg.clone(), None, buffer);
             let one = with_units(cfg, Some(4 * KIB), buffer);
@@ -200,11 +204,7 @@ fn units_larger_than_the_buffer_split_and_deliver_every_byte() {
     // 256 KiB units over 4 KiB packets into 16 KiB VC buffers: no unit fits downstream whole,
     // so NICs and routers send the whole packets that fit and keep the rest at the head.
     // Every message still arrives whole, with its bytes, packets and payload.
-    for topo in [fat_tree_16(), dragonfly_32()] {
-        let routing = match topo {
-            TopologyConfig::FatTree(_) => Routing::Adaptive,
-            _ => Routing::Ugal,
-        };
+    for (topo, routing) in adaptive_cases() {
         let n = with_units(net(topo, routing), Some(256 * KIB), 16 * KIB);
         let scripts = heavy(n.terminals());
         let sent: Vec<(u32, u64, u64)> = scripts
@@ -234,11 +234,7 @@ fn units_larger_than_the_buffer_split_and_deliver_every_byte() {
 
 #[test]
 fn units_give_the_same_results_on_any_thread_count() {
-    for topo in [fat_tree_16(), dragonfly_32()] {
-        let routing = match topo {
-            TopologyConfig::FatTree(_) => Routing::Adaptive,
-            _ => Routing::Ugal,
-        };
+    for (topo, routing) in adaptive_cases() {
         let n = with_units(net(topo, routing), Some(64 * KIB), 32 * KIB);
         let scripts = heavy(n.terminals());
         let one = run_all(&n, scripts.clone(), 1);
