@@ -52,9 +52,7 @@ pub fn load_scenario_edited(
 ) -> Result<Loaded, Diagnostic> {
     let (mut scenario, map): (Scenario, SourceMap) = load_edited(path, unset, set)?;
     // Fill in defaults that depend on other keys, so the echo in summary.json shows them.
-    let vc = scenario
-        .network
-        .effective_vc_buffer(scenario.simulation.packet_size.0);
+    let vc = scenario.network.effective_vc_buffer();
     scenario.network.vc_buffer = Some(vc);
     let (unused, effective) = split_unused(&scenario, &map);
     let base = path.parent().unwrap_or_else(|| Path::new("."));

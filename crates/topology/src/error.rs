@@ -84,6 +84,10 @@ pub enum NetParam {
     PacketSize,
     /// Input buffer of each virtual channel (packets).
     BufferPackets,
+    /// Input buffer of each virtual channel (bytes).
+    VcBuffer,
+    /// Unit size (bytes).
+    UnitSize,
     /// Virtual channels per port.
     Vcs,
     /// The flow model's packets in flight per terminal.
@@ -258,6 +262,8 @@ impl fmt::Display for NetParam {
             NetParam::Routing => f.write_str("routing"),
             NetParam::PacketSize => f.write_str("packet_size"),
             NetParam::BufferPackets => f.write_str("buffer_packets"),
+            NetParam::VcBuffer => f.write_str("vc_buffer"),
+            NetParam::UnitSize => f.write_str("unit_size"),
             NetParam::Vcs => f.write_str("vcs"),
             NetParam::FlowWindow => f.write_str("flow_window"),
             NetParam::FlowJitterPpm => f.write_str("flow_jitter_ppm"),

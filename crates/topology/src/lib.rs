@@ -51,12 +51,12 @@ pub use link::{LinkClass, LinkParams, LinkStats};
 pub use metrics::TopologySummary;
 pub use network::{
     LpLayout, NetModel, Network, NetworkConfig, RouterParams, MAX_FLOW_WINDOW, MAX_HEADER_BYTES,
-    MAX_PACKET_SERIALISATION, MAX_PACKET_SIZE,
+    MAX_PACKET_SERIALISATION, MAX_PACKET_SIZE, MAX_UNIT_PACKETS,
 };
 pub use nic::{Nic, NicStats};
 pub use packet::{Assembled, Delivered, MessageId, NetEvent, Packet};
 pub use path::PathFabric;
-pub use router::{Router, RouterStats};
+pub use router::{HeadWaits, Router, RouterStats};
 pub use routing::Routing;
 pub use stats::{ClassUsage, NetworkStats};
 pub use topology::{Shape, Topology, TopologyConfig};

@@ -132,8 +132,15 @@ impl LinkStats {
     /// Records one packet of `bytes` bytes occupying the channel for `busy` ps.
     #[inline]
     pub fn record(&mut self, bytes: u64, busy: Time) {
+        self.record_span(bytes, busy, 1);
+    }
+
+    /// Records a unit of `packets` packets and `bytes` bytes occupying the channel for `busy`
+    /// ps.
+    #[inline]
+    pub fn record_span(&mut self, bytes: u64, busy: Time, packets: u16) {
         self.bytes += bytes;
-        self.packets += 1;
+        self.packets += u64::from(packets);
         self.busy += busy;
     }
 

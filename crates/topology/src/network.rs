@@ -49,6 +49,66 @@ pub fn packet_size(bytes: u64) -> Result<u32, NetError> {
         })
 }
 
+/// Most packets in one unit ([`NetworkConfig::unit_size`]): 65535.
+pub const MAX_UNIT_PACKETS: u32 = u16::MAX as u32;
+
+/// The credits of each VC in bytes: the physical buffer (`vc_buffer` bytes, at least one
+/// packet, or `buffer_packets` packets) plus room for a header.
+fn buffer_bytes(cfg: &NetworkConfig) -> Result<u32, NetError> {
+    let physical = match cfg.vc_buffer {
+        Some(b) => {
+            if b < cfg.packet_size {
+                return Err(NetError::invalid(
+                    NetParam::VcBuffer,
+                    format!(
+                        "at least one packet (packet_size = {} bytes)",
+                        cfg.packet_size
+                    ),
+                    format!("{b} bytes"),
+                ));
+            }
+            u64::from(b)
+        }
+        None => {
+            at_least(NetParam::BufferPackets, u64::from(cfg.buffer_packets), 1)?;
+            u64::from(cfg.buffer_packets) * u64::from(cfg.packet_size)
+        }
+    };
+    let bytes = physical + u64::from(MAX_HEADER_BYTES);
+    u32::try_from(bytes).map_err(|_| {
+        let param = if cfg.vc_buffer.is_some() {
+            NetParam::VcBuffer
+        } else {
+            NetParam::BufferPackets
+        };
+        NetError::invalid(
+            param,
+            "buffer_packets * packet_size below 2^32 bytes",
+            bytes,
+        )
+    })
+}
+
+/// The unit size in bytes: `unit_size`, checked, or one packet.
+fn unit_size(cfg: &NetworkConfig) -> Result<u32, NetError> {
+    let Some(u) = cfg.unit_size else {
+        return Ok(cfg.packet_size);
+    };
+    let ps = cfg.packet_size;
+    let packets = u / ps;
+    if u < ps || u % ps != 0 || packets > MAX_UNIT_PACKETS || u > MAX_PACKET_SIZE {
+        return Err(NetError::invalid(
+            NetParam::UnitSize,
+            format!(
+                "a whole number of packets (packet_size = {ps} bytes), at most \
+                 {MAX_UNIT_PACKETS} packets and 64 MiB"
+            ),
+            format!("{u} bytes"),
+        ));
+    }
+    Ok(u)
+}
+
 /// Longest serialisation (ps) of one full packet on the slowest link: one hour. It keeps packet
 /// times far from the 64-bit picosecond range (about 213 days); real links are many orders of
 /// magnitude faster (a 64 MiB packet reaches it only below about 18.6 kB/s).
@@ -94,9 +154,22 @@ pub struct NetworkConfig {
     /// of this size; the last packet carries the remainder. Default [`DEFAULT_PACKET_SIZE`].
     #[serde(default = "default_packet_size")]
     pub packet_size: u32,
-    /// Input buffer of each virtual channel of each router port, in packets. Default 16.
+    /// Input buffer of each virtual channel of each router port, in packets, when `vc_buffer`
+    /// is not given. Default 16.
     #[serde(default = "default_buffer_packets")]
     pub buffer_packets: u32,
+    /// The physical input buffer of each virtual channel of each router port, in bytes: what
+    /// credits count against. At least one packet. `None` (the default): `buffer_packets`
+    /// packets.
+    #[serde(default)]
+    pub vc_buffer: Option<u32>,
+    /// Units (bytes) in which the packet model moves a message: up to this many bytes of one
+    /// message travel as one unit, routed, buffered, arbitrated and serialised as one, and
+    /// split at packet boundaries where credit is short ([`crate::router`]). A whole number of
+    /// packets, at most [`MAX_UNIT_PACKETS`] of them and [`MAX_PACKET_SIZE`] bytes. `None`
+    /// (the default): one packet, every packet on its own.
+    #[serde(default)]
+    pub unit_size: Option<u32>,
     /// Router delay (routing and switch traversal) in ps. Default 90 ns.
     #[serde(default = "default_router_delay")]
     pub router_delay: Time,
@@ -151,6 +224,8 @@ impl NetworkConfig {
             routing,
             packet_size: default_packet_size(),
             buffer_packets: default_buffer_packets(),
+            vc_buffer: None,
+            unit_size: None,
             router_delay: default_router_delay(),
             ugal_threshold: default_ugal_threshold(),
             vcs: None,
@@ -173,8 +248,11 @@ impl NetworkConfig {
 pub struct RouterParams {
     /// Packet size in bytes.
     pub packet_size: u32,
-    /// Input buffer per VC in bytes (`buffer_packets * packet_size + MAX_HEADER_BYTES`).
+    /// Credits per VC in bytes: the physical input buffer (`vc_buffer`, or `buffer_packets *
+    /// packet_size`) plus [`MAX_HEADER_BYTES`], so that a full packet with its header fits.
     pub buffer_bytes: u32,
+    /// Largest unit in bytes (a whole number of packets; `packet_size` when units are off).
+    pub unit_size: u32,
     /// Router delay in ps.
     pub router_delay: Time,
     /// Virtual channels per port (set by the routing algorithm).
@@ -224,7 +302,7 @@ impl LpLayout {
 /// Checks the limits of the compact packet header and of packet timing: a full packet's
 /// serialisation on any link takes at most [`MAX_PACKET_SERIALISATION`], routes visit at most
 /// 255 routers, dragonfly groups and global slots fit in 16 bits.
-fn check_packet_limits(topo: &Topology, packet_size: u32) -> Result<(), NetError> {
+fn check_packet_limits(topo: &Topology, packet_size: u32, what: &str) -> Result<(), NetError> {
     let slowest = topo
         .wiring()
         .ports
@@ -237,7 +315,7 @@ fn check_packet_limits(topo: &Topology, packet_size: u32) -> Result<(), NetError
             return Err(NetError::invalid(
                 NetParam::LinkBandwidth,
                 format!(
-                    "a bandwidth at which one packet (packet_size = {packet_size} bytes) \
+                    "a bandwidth at which one {what} = {packet_size} bytes) \
                      serialises in at most 1 hour"
                 ),
                 format!("{bw} bytes/s"),
@@ -284,7 +362,6 @@ impl Network {
     /// Builds and validates the network described by `cfg`.
     pub fn build(cfg: &NetworkConfig) -> Result<Self, NetError> {
         packet_size(u64::from(cfg.packet_size))?;
-        at_least(NetParam::BufferPackets, u64::from(cfg.buffer_packets), 1)?;
         if !(1..=MAX_FLOW_WINDOW).contains(&cfg.flow_window) {
             return Err(NetError::invalid(
                 NetParam::FlowWindow,
@@ -313,18 +390,16 @@ impl Network {
                 cfg.flow_window,
             ));
         }
-        let buffer_bytes = u64::from(cfg.buffer_packets) * u64::from(cfg.packet_size)
-            + u64::from(MAX_HEADER_BYTES);
-        let buffer_bytes = u32::try_from(buffer_bytes).map_err(|_| {
-            NetError::invalid(
-                NetParam::BufferPackets,
-                "buffer_packets * packet_size below 2^32 bytes",
-                buffer_bytes,
-            )
-        })?;
+        let buffer_bytes = buffer_bytes(cfg)?;
+        let unit_size = unit_size(cfg)?;
         let topo = Topology::build(&cfg.topology, &cfg.extras)?;
         let algo = Algo::resolve(cfg.routing, &topo)?;
-        check_packet_limits(&topo, cfg.packet_size)?;
+        let what = if cfg.unit_size.is_some() {
+            "unit (unit_size"
+        } else {
+            "packet (packet_size"
+        };
+        check_packet_limits(&topo, unit_size, what)?;
         let vcs = match (cfg.vcs, algo.lanes()) {
             (None, true) => FAT_TREE_LANES,
             (None, false) => algo.vcs(),
@@ -349,6 +424,7 @@ impl Network {
             params: Arc::new(RouterParams {
                 packet_size: cfg.packet_size,
                 buffer_bytes,
+                unit_size,
                 router_delay: cfg.router_delay,
                 vcs,
                 ugal_threshold: cfg.ugal_threshold,
@@ -508,6 +584,7 @@ impl Network {
             latency: a.link.latency,
             bandwidth: a.link.bandwidth,
             packet_size: self.params.packet_size,
+            unit_size: self.params.unit_size,
             router_delay: self.params.router_delay,
             buffer_bytes: self.params.buffer_bytes,
             bypass: self.bypass_for(layout),

@@ -28,13 +28,15 @@ struct Outgoing<P> {
     payload: Option<P>,
 }
 
-/// A fresh header for a packet of `bytes` of message (destination, sequence number, packets,
-/// time handed to the NIC) from terminal `src`, entering its first router on port `in_port`.
+/// A fresh header for a unit of `span` packets and `bytes` bytes of message (destination,
+/// sequence number, packets, time handed to the NIC) from terminal `src`, entering its first
+/// router on port `in_port`.
 fn packet_header(
     src: u32,
     in_port: u16,
     (dst, seq, packets, injected): (u32, u32, u32, Time),
     bytes: u32,
+    span: u16,
 ) -> Packet {
     Packet {
         src,
@@ -47,6 +49,7 @@ fn packet_header(
         slot: NONE,
         hops: 0,
         in_port,
+        span,
         vc: 0,
         ghops: 0,
         flags: 0,
@@ -101,6 +104,8 @@ pub struct Nic<P> {
     bandwidth: u64,
     ser_full: Time,
     packet_size: u32,
+    /// Largest unit (bytes), a whole number of packets.
+    unit_size: u32,
     router_delay: Time,
     credits: u32,
     busy_until: Time,
@@ -125,6 +130,7 @@ pub(crate) struct NicSetup {
     pub latency: Time,
     pub bandwidth: u64,
     pub packet_size: u32,
+    pub unit_size: u32,
     pub router_delay: Time,
     pub buffer_bytes: u32,
     pub bypass: Option<Arc<Bypass>>,
@@ -146,6 +152,7 @@ impl<P> Nic<P> {
             bandwidth: s.bandwidth,
             ser_full: serialisation(u64::from(s.packet_size), s.bandwidth),
             packet_size: s.packet_size,
+            unit_size: s.unit_size,
             router_delay: s.router_delay,
             credits: s.buffer_bytes,
             busy_until: 0,
@@ -249,6 +256,7 @@ impl<P> Nic<P> {
                 slot: NONE,
                 hops: hops.min(255) as u8,
                 in_port: 0,
+                span: 1,
                 vc: 0,
                 ghops: 0,
                 flags: 0,
@@ -329,7 +337,7 @@ impl<P> Nic<P> {
             }
             self.stats.injection.record(bytes, ser);
             let msg = (dst, seq, packets, now);
-            let pkt = packet_header(self.terminal, self.router_port, msg, bytes as u32);
+            let pkt = packet_header(self.terminal, self.router_port, msg, bytes as u32, 1);
             let last = k + 1 == packets as usize;
             let ev = NetEvent::Packet {
                 pkt,
@@ -373,28 +381,40 @@ impl<P> Nic<P> {
         })
     }
 
-    /// Injects the queued packets as far as the credits allow. Each packet takes the link when
-    /// the one before it has left (`busy_until`), and is handed to the router at once, to
-    /// arrive when its head has been routed there (`start + latency + router_delay`): so a NIC
-    /// with credits streams a whole message from one event, without a wake-up per packet. The
-    /// credits it spends ahead are the ones it would hold when each packet starts (credits only
-    /// grow until the NIC spends them), so the packets and their times are those of injecting
-    /// each one when the link frees. Packets that would start at or after the run's end stay
-    /// queued, as they would have. When credits run short, the returning credit calls again.
+    /// Injects the queued units as far as the credits allow. A unit is up to `unit_size` bytes
+    /// of one message (one packet when units are off), the header riding in the first; when
+    /// the credits fall short of a whole unit, the whole packets that fit go as a shorter unit
+    /// (at least one packet must fit). Each unit takes the link when the one before it has
+    /// left (`busy_until`), and is handed to the router at once, to arrive when its head has
+    /// been routed there (`start + latency + router_delay`): so a NIC with credits streams a
+    /// whole message from one event, without a wake-up per unit. The credits it spends ahead
+    /// are the ones it would hold when each unit starts (credits only grow until the NIC
+    /// spends them), so the units and their times are those of injecting each one when the
+    /// link frees. Units that would start at or after the run's end stay queued, as they
+    /// would have. When credits run short, the returning credit calls again.
     fn inject<E: From<NetEvent<P>>>(&mut self, ctx: &mut Ctx<'_, E>) {
         let now = ctx.now();
         let end = ctx.end_time();
+        let ps = self.packet_size;
         while let Some(m) = self.queue.front_mut() {
             let start = self.busy_until.max(now);
             if start >= end {
                 return;
             }
-            let data = m.left.min(u64::from(self.packet_size)) as u32;
+            let want = m.left.min(u64::from(self.unit_size)) as u32;
+            let data = if (want + m.header).max(1) <= self.credits {
+                want
+            } else {
+                // Short of the whole unit: the whole packets that fit (fewer than `want`).
+                let fit = self.credits.saturating_sub(m.header) / ps * ps;
+                if fit == 0 {
+                    return; // a credit will call us again
+                }
+                fit
+            };
             let bytes = data + m.header;
             let cost = bytes.max(1);
-            if self.credits < cost {
-                return; // a credit will call us again
-            }
+            let span = data.div_ceil(ps).max(1) as u16;
             m.header = 0;
             self.credits -= cost;
             let ser = if bytes == self.packet_size {
@@ -403,11 +423,13 @@ impl<P> Nic<P> {
                 serialisation(u64::from(bytes), self.bandwidth)
             };
             self.busy_until = start + ser;
-            self.stats.injection.record(u64::from(bytes), ser);
+            self.stats
+                .injection
+                .record_span(u64::from(bytes), ser, span);
             m.left -= u64::from(data);
             let last = m.left == 0;
             let msg = (m.dst, m.seq, m.packets, m.injected);
-            let pkt = packet_header(self.terminal, self.router_port, msg, bytes);
+            let pkt = packet_header(self.terminal, self.router_port, msg, bytes, span);
             let payload = if last { m.payload.take() } else { None };
             if last {
                 self.queue.pop_front();
@@ -443,9 +465,11 @@ impl<P> Nic<P> {
         if let Some(msg) = pkt.as_whole() {
             return self.receive_whole(&pkt, msg, payload, now);
         }
-        self.stats.received_packets += 1;
-        self.stats.packet_hops += u64::from(pkt.hops);
-        self.stats.nonminimal_packets += u64::from(pkt.nonminimal());
+        // A unit counts as the packets it carries, each with the unit's route.
+        let span = u64::from(pkt.span.max(1));
+        self.stats.received_packets += span;
+        self.stats.packet_hops += u64::from(pkt.hops) * span;
+        self.stats.nonminimal_packets += u64::from(pkt.nonminimal()) * span;
         let id = MessageId {
             src: pkt.src,
             seq: pkt.seq,
@@ -465,7 +489,7 @@ impl<P> Nic<P> {
                 hops: 0,
                 nonminimal: false,
             });
-            entry.remaining -= 1;
+            entry.remaining = entry.remaining.saturating_sub(u32::from(pkt.span.max(1)));
             entry.bytes += u64::from(pkt.bytes);
             entry.hops = entry.hops.max(u16::from(pkt.hops));
             entry.nonminimal |= pkt.nonminimal();

@@ -22,8 +22,8 @@ pub struct MessageId {
     pub seq: u32,
 }
 
-/// One packet in flight: a small `Copy` header of 40 bytes (the payload travels beside it in
-/// the event; fields ordered by alignment, 2 bytes of padding). A router derives when the
+/// One packet (or one unit of packets) in flight: a small `Copy` header of 40 bytes (the
+/// payload travels beside it in the event; fields ordered by alignment). A router derives when the
 /// packet's tail arrives from its size and the input link's bandwidth, so the header carries no
 /// serialisation time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +39,7 @@ pub struct Packet {
     /// Time (ps) the message was handed to the source NIC.
     pub injected: Time,
     /// Bytes in this packet (`packet_size`, or the remainder for the last packet; at most
-    /// [`crate::MAX_PACKET_SIZE`]).
+    /// [`crate::MAX_PACKET_SIZE`]), or in this unit (`span` packets' worth).
     pub bytes: u32,
     /// Dragonfly: the intermediate group of a non-minimal route ([`NONE`] otherwise).
     pub aux: u16,
@@ -47,6 +47,10 @@ pub struct Packet {
     pub slot: u16,
     /// Input port at the receiving router.
     pub in_port: u16,
+    /// Packets of the message this header carries: 1 for a packet; a unit of several packets
+    /// ([`crate::NetworkConfig::unit_size`]) carries all of its packets (0 in a whole-message
+    /// header).
+    pub span: u16,
     /// Routers traversed so far.
     pub hops: u8,
     /// Virtual channel the packet travels on (on arrival: the input VC).
@@ -75,6 +79,7 @@ impl Packet {
             aux: m.hop_sum as u16,
             slot: (m.hop_sum >> 16) as u16,
             in_port: n as u16,
+            span: 0,
             hops: m.hops,
             vc: (n >> 16) as u8,
             ghops: (n >> 24) as u8,

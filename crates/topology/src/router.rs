@@ -11,6 +11,15 @@
 //!
 //! Events per packet and hop: one arrival at the next router and one credit back upstream; a
 //! port wake-up only when packets wait for a busy port.
+//!
+//! Credits count bytes against the physical VC buffer (`vc_buffer`, plus room for one
+//! message header). Units ([`crate::NetworkConfig::unit_size`]): a NIC sends up to `unit_size`
+//! bytes of one message as one unit of whole packets (the last may be short), which a router
+//! routes, buffers (FIFO), arbitrates and serialises as one, exactly as a packet, except that
+//! it may start when the downstream VC has credit for one packet: then its first whole
+//! packets that fit go as a unit of their own and the rest stays at the head of the input
+//! buffer. Serialisation, the cut-through tail and credits follow the bytes actually sent. A
+//! unit of one packet is the packet model above.
 
 use crate::graph::Peer;
 use crate::link::{serialisation, LinkStats};
@@ -66,10 +75,15 @@ struct OutState {
 /// (the head stays the same while it waits, so the grant scan never touches the buffers).
 #[derive(Clone, Copy, Debug, Default)]
 struct Request {
-    /// Buffer bytes the head packet takes downstream (its credit cost).
+    /// Downstream buffer bytes the head needs to start: its whole cost for a packet, one
+    /// packet for a unit of several packets ([`Router::start_cost`]).
     cost: u32,
     /// The head's output VC.
     vc: u8,
+    /// It began to wait without downstream credit (else behind a busy or contended port).
+    no_credit: bool,
+    /// When it began to wait (ps).
+    since: Time,
 }
 
 /// An input virtual channel: its buffered packets, and what arbitration needs of its head while
@@ -81,11 +95,13 @@ struct InputVc<P> {
     request: Request,
 }
 
-/// A buffered packet with its routing decision.
+/// A buffered packet (or what is left of a unit) with its routing decision.
 #[derive(Clone, Debug)]
 struct Buffered<P> {
     pkt: Packet,
     arrived: Time,
+    /// Bytes of the unit already sent on (its front parts, when credit was short).
+    sent: u32,
     payload: Option<P>,
     out_port: u16,
     out_vc: u8,
@@ -122,13 +138,43 @@ impl<P> Default for PortAssembly<P> {
     }
 }
 
+/// Why input-buffer heads waited for one output port: how often and how long (ps), by what
+/// held them when they began to wait.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct HeadWaits {
+    /// Heads that found the port busy (serialising, or granted to another input first)
+    /// while the downstream buffer had room for them.
+    pub busy: u64,
+    /// Picoseconds those heads waited until granted.
+    pub busy_ps: Time,
+    /// Heads that found the downstream buffer without credit for them (the port idle or not).
+    pub no_credit: u64,
+    /// Picoseconds those heads waited until granted.
+    pub no_credit_ps: Time,
+}
+
+impl HeadWaits {
+    /// Adds another port's figures.
+    pub fn add(&mut self, o: &HeadWaits) {
+        self.busy += o.busy;
+        self.busy_ps += o.busy_ps;
+        self.no_credit += o.no_credit;
+        self.no_credit_ps += o.no_credit_ps;
+    }
+}
+
 /// Per-router statistics.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RouterStats {
-    /// Packets routed.
+    /// Packets routed (a unit counts as the packets it carries).
     pub packets: u64,
     /// Per output port: bytes, packets and busy time of that link direction.
     pub links: Vec<LinkStats>,
+    /// Per output port: why the heads that waited for it waited.
+    pub head_waits: Vec<HeadWaits>,
+    /// Units split at an output because the downstream buffer had credit for only part of
+    /// them (always 0 when units are one packet).
+    pub splits: u64,
     /// Time integral of the bytes held in all input buffers (byte x ps).
     pub occupancy_area: u128,
     /// Largest number of bytes held in all input buffers at once.
@@ -145,6 +191,7 @@ impl RouterStats {
     pub(crate) fn with_ports(ports: usize) -> Self {
         RouterStats {
             links: vec![LinkStats::default(); ports],
+            head_waits: vec![HeadWaits::default(); ports],
             port_max_occupancy: vec![0; ports],
             port_occupancy: vec![0; ports],
             ..RouterStats::default()
@@ -365,7 +412,7 @@ impl<P> Router<P> {
         ctx: &mut Ctx<'_, E>,
     ) {
         pkt.hops = pkt.hops.saturating_add(1);
-        self.stats.packets += 1;
+        self.stats.packets += u64::from(pkt.span.max(1));
         let dst = self.topo.wiring().terminals[pkt.dst as usize];
         let (out_port, out_vc) = if dst.router == self.id {
             (dst.port, 0)
@@ -396,6 +443,7 @@ impl<P> Router<P> {
         let b = Buffered {
             pkt,
             arrived: ctx.now(),
+            sent: 0,
             payload,
             out_port,
             out_vc,
@@ -406,8 +454,9 @@ impl<P> Router<P> {
             && self.ports[port].out.waiting == 0
             && self.has_credit(port, out_vc, cost)
         {
-            // The packet is the input's head and its port is free: it leaves at once, without
-            // a round trip through the input buffer (what `head_ready` would do).
+            // The packet is the input's head, its port is free and the downstream buffer takes
+            // it whole: it leaves at once, without a round trip through the input buffer (what
+            // `head_ready` would do).
             self.send(b, ctx);
             return;
         }
@@ -431,6 +480,18 @@ impl<P> Router<P> {
         best as u8
     }
 
+    /// Downstream credit (bytes) a buffered unit needs to start on its output: all of it for a
+    /// packet, one packet for a unit of several packets (the part that fits goes, the rest
+    /// stays at the head, [`Router::transmit`]).
+    #[inline]
+    fn start_cost(&self, pkt: &Packet) -> u32 {
+        if pkt.span > 1 {
+            self.params.packet_size.min(pkt.cost())
+        } else {
+            pkt.cost()
+        }
+    }
+
     #[inline]
     fn has_credit(&self, port: usize, vc: u8, cost: u32) -> bool {
         self.ports[port].rt.kind != PeerKind::Router
@@ -443,16 +504,18 @@ impl<P> Router<P> {
         while let Some(head) = self.inputs[idx].queue.front() {
             let port = usize::from(head.out_port);
             let free = self.ports[port].out.busy_until <= now;
-            if free
-                && self.ports[port].out.waiting == 0
-                && self.has_credit(port, head.out_vc, head.pkt.cost())
+            let cost = self.start_cost(&head.pkt);
+            if free && self.ports[port].out.waiting == 0 && self.has_credit(port, head.out_vc, cost)
             {
                 self.transmit(idx, ctx);
                 continue;
             }
+            let no_credit = !self.has_credit(port, head.out_vc, cost);
             self.inputs[idx].request = Request {
-                cost: head.pkt.cost(),
+                cost,
                 vc: head.out_vc,
+                no_credit,
+                since: now,
             };
             self.request_mask[port * self.mask_words + idx / 64] |= 1 << (idx % 64);
             self.ports[port].out.waiting += 1;
@@ -488,6 +551,16 @@ impl<P> Router<P> {
     fn grant<E: From<NetEvent<P>>>(&mut self, port: usize, ctx: &mut Ctx<'_, E>) -> Option<usize> {
         let n = self.inputs.len() as u32;
         let idx = self.first_request(port)?;
+        let r = self.inputs[idx].request;
+        let waited = ctx.now() - r.since;
+        let w = &mut self.stats.head_waits[port];
+        if r.no_credit {
+            w.no_credit += 1;
+            w.no_credit_ps += waited;
+        } else {
+            w.busy += 1;
+            w.busy_ps += waited;
+        }
         self.request_mask[port * self.mask_words + idx / 64] &= !(1 << (idx % 64));
         self.ports[port].out.waiting -= 1;
         self.ports[port].out.rr = (idx as u32 + 1) % n;
@@ -542,11 +615,49 @@ impl<P> Router<P> {
         }
     }
 
-    /// Sends the head of input VC `idx` on its output port (which is free and has credit).
+    /// Sends the head of input VC `idx` on its output port (which is free and has credit for
+    /// at least [`Router::start_cost`]). A unit the downstream buffer cannot take whole splits:
+    /// its first whole packets that fit go, the rest stays at the head (with the message's
+    /// payload, which rides with its last part).
     fn transmit<E: From<NetEvent<P>>>(&mut self, idx: usize, ctx: &mut Ctx<'_, E>) {
-        if let Some(b) = self.inputs[idx].queue.pop_front() {
-            self.send(b, ctx);
+        let Some(head) = self.inputs[idx].queue.front() else {
+            return;
+        };
+        let port = usize::from(head.out_port);
+        let credit = if self.ports[port].rt.kind == PeerKind::Router {
+            self.credits[port * self.vcs as usize + usize::from(head.out_vc)]
+        } else {
+            u32::MAX
+        };
+        if head.pkt.cost() <= credit {
+            if let Some(b) = self.inputs[idx].queue.pop_front() {
+                self.send(b, ctx);
+            }
+            return;
         }
+        let ps = self.params.packet_size;
+        let Some(head) = self.inputs[idx].queue.front_mut() else {
+            return;
+        };
+        // The start cost guarantees one packet of credit and a unit of several packets.
+        let k = (credit / ps).clamp(1, u32::from(head.pkt.span.max(2)) - 1);
+        let bytes = k * ps;
+        let mut pkt = head.pkt;
+        pkt.bytes = bytes;
+        pkt.span = k as u16;
+        let part = Buffered {
+            pkt,
+            arrived: head.arrived,
+            sent: head.sent,
+            payload: None,
+            out_port: head.out_port,
+            out_vc: head.out_vc,
+        };
+        head.pkt.bytes -= bytes;
+        head.pkt.span -= k as u16;
+        head.sent += bytes;
+        self.stats.splits += 1;
+        self.send(part, ctx);
     }
 
     /// Sends buffered packet `b` on its output port (which is free and has credit): occupies
@@ -567,12 +678,14 @@ impl<P> Router<P> {
         // arrival event. Both directions of a link share its bandwidth, so the input port gives
         // that serialisation; an input link no slower than the output never holds the tail back
         // (then `tail - ser <= head <= now`).
+        // A unit's later part has its tail `sent + bytes` into the unit.
         let up = self.ports[usize::from(b.pkt.in_port)].rt;
         let start = if up.bandwidth < rt.bandwidth {
-            let ser_in = if b.pkt.bytes == self.params.packet_size {
+            let tail_bytes = b.sent + b.pkt.bytes;
+            let ser_in = if tail_bytes == self.params.packet_size {
                 up.ser_full
             } else {
-                serialisation(u64::from(b.pkt.bytes), up.bandwidth)
+                serialisation(u64::from(tail_bytes), up.bandwidth)
             };
             let tail = b.arrived - self.params.router_delay + ser_in;
             now.max(tail.saturating_sub(ser))
@@ -581,7 +694,7 @@ impl<P> Router<P> {
         };
         let end = start + ser;
         self.ports[port].out.busy_until = end;
-        self.stats.links[port].record(u64::from(b.pkt.bytes), ser);
+        self.stats.links[port].record_span(u64::from(b.pkt.bytes), ser, b.pkt.span.max(1));
         let vcs = self.vcs as usize;
         let (in_port, in_vc) = (usize::from(b.pkt.in_port), b.pkt.vc);
         self.stats.change(now, in_port, false, cost);
@@ -625,7 +738,8 @@ impl<P> Router<P> {
         ctx.send(up.peer_lp, end - now + up.latency, E::from(credit));
     }
 
-    /// Ejects packet `pkt` of a message of several packets: adds it to the message's assembly
+    /// Ejects packet (or unit) `pkt` of a message of several packets: adds it to the message's
+    /// assembly, as the packets it carries,
     /// and returns the whole message once its last packet leaves (the terminal port is FIFO, so
     /// the last packet sent is the last to arrive). The terminal then gets one event instead of
     /// one per packet, with the packet counts, hop sums and bytes it would have added up; in a
@@ -650,10 +764,12 @@ impl<P> Router<P> {
             }
         };
         let a = &mut pa.parts[i];
-        a.remaining -= 1;
-        a.extra_bytes += i64::from(pkt.bytes) - i64::from(self.params.packet_size);
-        a.hop_sum += u32::from(pkt.hops);
-        a.nonminimal_packets += u32::from(pkt.nonminimal());
+        let span = u32::from(pkt.span.max(1));
+        a.remaining = a.remaining.saturating_sub(span);
+        a.extra_bytes +=
+            i64::from(pkt.bytes) - i64::from(self.params.packet_size) * i64::from(span);
+        a.hop_sum += u32::from(pkt.hops) * span;
+        a.nonminimal_packets += u32::from(pkt.nonminimal()) * span;
         a.hops = a.hops.max(pkt.hops);
         if payload.is_some() {
             a.payload = payload;

@@ -3,7 +3,7 @@
 use crate::graph::Peer;
 use crate::link::{LinkClass, LinkStats};
 use crate::nic::NicStats;
-use crate::router::RouterStats;
+use crate::router::{HeadWaits, RouterStats};
 use crate::topology::Topology;
 use bbsim_engine::digest::Digest;
 use bbsim_engine::Time;
@@ -39,6 +39,9 @@ pub struct NetworkStats {
     pub max_buffer_occupancy: u64,
     /// Largest number of bytes held in one input port's buffers at once.
     pub max_port_occupancy: u64,
+    /// Why input-buffer heads waited for their output ports, summed over all router ports:
+    /// a busy port or a downstream buffer without credit (counts and ps).
+    pub head_waits: HeadWaits,
 }
 
 impl NetworkStats {
@@ -55,9 +58,13 @@ impl NetworkStats {
         let mut channels = vec![0u64; n];
         let mut max_busy = vec![0 as Time; n];
         let mut packets_routed = 0;
+        let mut waits = HeadWaits::default();
         let (mut occ_sum, mut max_occ, mut max_port, mut count) = (0.0, 0u64, 0u64, 0u32);
         for (id, s) in routers {
             packets_routed += s.packets;
+            for w in &s.head_waits {
+                waits.add(w);
+            }
             occ_sum += s.mean_occupancy(until);
             max_occ = max_occ.max(s.max_occupancy);
             max_port = max_port.max(s.port_max_occupancy.iter().copied().max().unwrap_or(0));
@@ -104,6 +111,7 @@ impl NetworkStats {
             },
             max_buffer_occupancy: max_occ,
             max_port_occupancy: max_port,
+            head_waits: waits,
         }
     }
 

@@ -701,6 +701,15 @@ impl fmt::Display for TrafficReport {
             self.network.max_buffer_occupancy,
             self.network.max_port_occupancy
         )?;
+        let w = &self.network.head_waits;
+        writeln!(
+            f,
+            "head waits   {} behind a busy port ({}), {} for credit ({})",
+            w.busy,
+            format_time(w.busy_ps),
+            w.no_credit,
+            format_time(w.no_credit_ps)
+        )?;
         write!(
             f,
             "engine       {} events, last at {}, {} thread(s), {:.3} s wall, digest {:016x}",

@@ -118,6 +118,7 @@ fn aries(out: &Path, extra: &[&str]) -> serde_json::Value {
         "jobs.0.block_size=4MiB",
         "burst_buffer.stripe_size=1MiB",
         "simulation.packet_size=1MiB",
+        "network.vc_buffer=2MiB",
         "jobs.0.read=true",
         "outputs.timeline=true",
     ];

@@ -13,7 +13,9 @@ use bbsim_topology::aries::AriesConfig;
 use bbsim_topology::dragonfly::DragonflyConfig;
 use bbsim_topology::fattree::FatTreeConfig;
 use bbsim_topology::link::LinkParams;
-use bbsim_topology::network::{packet_size, NetworkConfig, MAX_PACKET_SIZE};
+use bbsim_topology::network::{
+    packet_size, NetworkConfig, MAX_HEADER_BYTES, MAX_PACKET_SIZE, MAX_UNIT_PACKETS,
+};
 use bbsim_topology::routing::Routing;
 use bbsim_topology::topology::TopologyConfig;
 use bbsim_topology::torus::TorusConfig;
@@ -238,36 +240,75 @@ pub fn routing(n: &NetworkSection) -> Routing {
     }
 }
 
-/// The packet size (bytes) and the virtual-channel buffer in packets, checked against each
-/// other: a buffer holds at least one packet.
-fn packets(s: &Scenario, map: &SourceMap) -> Result<(u32, u32), Diagnostic> {
+/// The packet size, the virtual-channel buffer and the unit size (bytes), checked against each
+/// other: a buffer holds at least one packet; a unit is a whole number of packets.
+fn packets(s: &Scenario, map: &SourceMap) -> Result<(u32, u32, Option<u32>), Diagnostic> {
     let packet = packet_size(s.simulation.packet_size.0).map_err(|e| net_error(map, e))?;
-    let vc_buffer = s.network.effective_vc_buffer(u64::from(packet));
-    let buffer_packets = u32::try_from(vc_buffer.0.div_ceil(u64::from(packet)).max(1))
-        .map_err(|_| map.error_at("network.vc_buffer", "is too large"))?;
+    let mut vc_buffer = s.network.effective_vc_buffer();
     if vc_buffer.0 < u64::from(packet) {
-        return Err(map.error_at(
-            "network.vc_buffer",
-            format!(
-                "must hold at least one packet ({}), got {}",
-                format_bytes(u64::from(packet)),
-                format_bytes(vc_buffer.0)
-            ),
-        ));
+        if s.network.model != NetModel::Packet {
+            // The path and flow models have no router buffers.
+            vc_buffer.0 = u64::from(packet);
+        } else {
+            return Err(map.error_at(
+                "network.vc_buffer",
+                format!(
+                    "must hold at least one packet ({}), got {} (the default is 64KiB \
+                     whatever the packet size: set it for larger packets)",
+                    format_bytes(u64::from(packet)),
+                    format_bytes(vc_buffer.0),
+                ),
+            ));
+        }
     }
-    Ok((packet, buffer_packets))
+    let vc_buffer = u32::try_from(vc_buffer.0)
+        .ok()
+        .filter(|&b| b <= u32::MAX - MAX_HEADER_BYTES)
+        .ok_or_else(|| map.error_at("network.vc_buffer", "must be below 4GiB"))?;
+    let unit = match s.simulation.unit_size {
+        None => None,
+        Some(_) if s.network.model != NetModel::Packet => {
+            return Err(map.error_at(
+                "simulation.unit_size",
+                "applies to the packet model only (network.model = \"packet\")",
+            ))
+        }
+        Some(u) => {
+            let p = u64::from(packet);
+            let ok = u.0 >= p && u.0 % p == 0 && u.0 / p <= u64::from(MAX_UNIT_PACKETS);
+            match u32::try_from(u.0)
+                .ok()
+                .filter(|&v| ok && v <= MAX_PACKET_SIZE)
+            {
+                Some(v) => Some(v),
+                None => {
+                    return Err(map.error_at(
+                        "simulation.unit_size",
+                        format!(
+                            "must be a whole number of packets (packet_size {}), at most \
+                             {MAX_UNIT_PACKETS} packets and 64MiB, got {}",
+                            format_bytes(p),
+                            format_bytes(u.0)
+                        ),
+                    ))
+                }
+            }
+        }
+    };
+    Ok((packet, vc_buffer, unit))
 }
 
-/// The compute network of a scenario, without extra terminals: topology, routing, packets and
-/// buffers. Checks every key it reads.
+/// The compute network of a scenario, without extra terminals: topology, routing, packets,
+/// units and buffers. Checks every key it reads.
 pub fn compute_network(s: &Scenario, map: &SourceMap) -> Result<NetworkConfig, Diagnostic> {
     let n = &s.network;
     let links = links(n, map)?;
     let topology = topology(n, map, &links)?;
-    let (packet, buffer_packets) = packets(s, map)?;
+    let (packet, vc_buffer, unit) = packets(s, map)?;
     let mut cfg = NetworkConfig::new(topology, routing(n));
     cfg.packet_size = packet;
-    cfg.buffer_packets = buffer_packets;
+    cfg.vc_buffer = Some(vc_buffer);
+    cfg.unit_size = unit;
     Ok(cfg)
 }
 
@@ -373,7 +414,8 @@ fn scenario_key(param: &NetParam) -> &'static str {
         },
         NetParam::Routing | NetParam::Vcs => "network.routing",
         NetParam::PacketSize => "simulation.packet_size",
-        NetParam::BufferPackets => "network.vc_buffer",
+        NetParam::BufferPackets | NetParam::VcBuffer => "network.vc_buffer",
+        NetParam::UnitSize => "simulation.unit_size",
         NetParam::FlowWindow => "network.flow_window",
         NetParam::FlowJitterPpm => "network.flow_jitter",
         NetParam::LinkBandwidth => "network",

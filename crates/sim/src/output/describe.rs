@@ -15,13 +15,18 @@ pub fn granularity(s: &Scenario) -> String {
         0 | 1 => "every I/O operation on its own".to_string(),
         k => format!("transfer trains of up to {k} operations"),
     };
-    // Router buffers exist only in the packet model; their default grows with the packet
-    // (two packets, at least 64 KiB), which a packet-size sweep should know.
+    // Router buffers exist only in the packet model.
     let buffers = match s.network.model {
-        NetModel::Packet => format!(
-            "{} VC buffers, ",
-            format_bytes(s.network.effective_vc_buffer(sim.packet_size.0).0)
-        ),
+        NetModel::Packet => {
+            let units = match sim.unit_size {
+                Some(u) => format!("{} units, ", format_bytes(u.0)),
+                None => String::new(),
+            };
+            format!(
+                "{units}{} VC buffers, ",
+                format_bytes(s.network.effective_vc_buffer().0)
+            )
+        }
         _ => String::new(),
     };
     format!(

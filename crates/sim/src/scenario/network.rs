@@ -80,8 +80,9 @@ pub struct NetworkSection {
     /// Router traversal delay.
     #[serde(default = "default_router_delay")]
     pub router_delay: Duration,
-    /// Input buffer per port and virtual channel (default: 64 KiB or two packets, whichever
-    /// is larger).
+    /// Input buffer per port and virtual channel, in bytes: the physical buffer router credits
+    /// count against (packet model). Default [`DEFAULT_VC_BUFFER`], whatever the packet and
+    /// unit sizes; it must hold at least one packet.
     #[serde(default)]
     pub vc_buffer: Option<Bytes>,
     /// Messages of at most this size (wire bytes: data plus the 64 B storage header) skip the
@@ -113,11 +114,16 @@ pub struct NetworkSection {
     pub flow_jitter: Option<f64>,
 }
 
+/// Default input buffer per port and virtual channel: 64 KiB, a fixed number of bytes, as a
+/// router's buffer is, independent of the simulation's packet and unit sizes. The value is
+/// the model's long-standing default for small packets, kept: published per-VC input buffer
+/// sizes of the modelled switches (EDR InfiniBand, Aries) were not at hand to pick another.
+pub const DEFAULT_VC_BUFFER: Bytes = Bytes(64 * 1024);
+
 impl NetworkSection {
-    /// `vc_buffer`, or its default for packets of `packet` bytes: 64 KiB or two packets,
-    /// whichever is larger.
-    pub fn effective_vc_buffer(&self, packet: u64) -> Bytes {
-        self.vc_buffer.unwrap_or(Bytes((64 * 1024).max(2 * packet)))
+    /// `vc_buffer`, or its default, [`DEFAULT_VC_BUFFER`].
+    pub fn effective_vc_buffer(&self) -> Bytes {
+        self.vc_buffer.unwrap_or(DEFAULT_VC_BUFFER)
     }
 }
 

@@ -21,6 +21,12 @@ pub struct SimulationSection {
     /// model's default, 4 KiB).
     #[serde(default = "default_packet")]
     pub packet_size: Bytes,
+    /// Network units ("trains" of packets): the packet model moves up to this many bytes of
+    /// one message as one unit, routed, buffered and arbitrated as one and split at packet
+    /// boundaries where the downstream buffer is short of credit; a whole number of packets.
+    /// Default: one packet (every packet on its own). docs/network.md, "Units".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit_size: Option<Bytes>,
     /// Transfer trains: at most this many consecutive reads or writes of one rank (same file,
     /// same size, back to back offsets, within one stripe of a BB layout, or to the node-local
     /// SSD) are simulated as one network message and one serial device request, each operation
@@ -41,6 +47,7 @@ impl Default for SimulationSection {
             threads: Threads::Auto,
             end_time: None,
             packet_size: default_packet(),
+            unit_size: None,
             train_ops: 1,
         }
     }

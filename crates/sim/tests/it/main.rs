@@ -13,3 +13,4 @@ mod properties;
 mod quickstart;
 mod shared_files;
 mod storage_keys;
+mod units;

@@ -287,14 +287,15 @@ pub fn message_serialisation(bytes: u64, packet: u64, bw: u64) -> Time {
 /// On a network of uniform links (bandwidth `bw`, latency `l`) and router delay `d`, sends one
 /// message at a time from `src` to each `dst` (spaced far apart: 100 us, or more for large
 /// messages) and checks latency = hops x (L + D) + L + serialisation, with hops the topology's
-/// hop distance and the network's packet size.
+/// hop distance and the network's unit size (its packet size unless units are on): on uniform
+/// links units pipeline as packets do.
 pub fn check_zero_load(
     net: &Network,
     (bw, l, d): (u64, Time, Time),
     pairs: &[(u32, u32)],
     sizes: &[u64],
 ) {
-    let packet = u64::from(net.params().packet_size);
+    let packet = u64::from(net.params().unit_size);
     let longest = sizes
         .iter()
         .max()
@@ -328,7 +329,8 @@ pub fn check_zero_load(
         assert_eq!(d.injected, at);
         assert_eq!(u32::from(d.hops), hops, "{src}->{dst}: hop count");
         assert!(!d.nonminimal);
-        assert_eq!(d.packets, bytes.div_ceil(packet).max(1) as u32);
+        let physical = u64::from(net.params().packet_size);
+        assert_eq!(d.packets, bytes.div_ceil(physical).max(1) as u32);
         assert_eq!(
             d.latency, latency,
             "{src}->{dst} {bytes} B in {packet} B packets: zero-load latency"

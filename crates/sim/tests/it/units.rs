@@ -1,0 +1,109 @@
+//! Network units (`simulation.unit_size`): bad values are refused naming the key; a unit of
+//! one packet leaves every output as it was; results with units on do not depend on the
+//! thread count.
+
+use crate::common::{load, run, scenario, small_quickstart, summary};
+use bbsim_sim::output::Rendered;
+use bbsim_sim::run::load_scenario;
+
+/// Every output but `summary.json` (which echoes the scenario and the wall clock) and the
+/// resolved scenario.
+fn outputs(r: &Rendered) -> Vec<(&str, &[u8])> {
+    r.files
+        .iter()
+        .filter(|(n, _)| !["summary.json", "scenario.resolved.toml"].contains(n))
+        .map(|(n, b)| (*n, b.as_slice()))
+        .collect()
+}
+
+#[test]
+fn bad_unit_sizes_are_refused_naming_the_key() {
+    let path = scenario("quickstart.toml");
+    for (value, expected) in [
+        ("\"2KiB\"", "whole number of packets"),
+        ("\"6KiB\"", "whole number of packets"),
+        ("\"1GiB\"", "64MiB"),
+        ("\"256MiB\"", "64MiB"),
+    ] {
+        let set = format!("simulation.unit_size={value}");
+        let d = match load_scenario(&path, &small_quickstart(&[&set])) {
+            Ok(_) => panic!("{set} was accepted"),
+            Err(d) => d,
+        };
+        assert_eq!(d.key.as_deref(), Some("simulation.unit_size"), "{d}");
+        assert!(d.to_string().contains(expected), "{set}: {d}");
+    }
+    let d = match load_scenario(
+        &path,
+        &small_quickstart(&["simulation.unit_size=\"64KiB\"", "network.model=\"path\""]),
+    ) {
+        Ok(_) => panic!("units on the path model were accepted"),
+        Err(d) => d,
+    };
+    assert_eq!(d.key.as_deref(), Some("simulation.unit_size"), "{d}");
+    assert!(d.to_string().contains("packet model only"), "{d}");
+}
+
+#[test]
+fn a_unit_of_one_packet_leaves_the_outputs_as_they_were() {
+    let path = scenario("quickstart.toml");
+    let plain = run(&load(&path, &small_quickstart(&[])), 1);
+    let one = run(
+        &load(&path, &small_quickstart(&["simulation.unit_size=\"4KiB\""])),
+        1,
+    );
+    let differ: Vec<&str> = outputs(&plain)
+        .iter()
+        .zip(outputs(&one))
+        .filter(|(a, b)| **a != *b)
+        .map(|(a, _)| a.0)
+        .collect();
+    assert!(differ.is_empty(), "outputs differ: {differ:?}");
+    assert_eq!(outputs(&plain).len(), outputs(&one).len());
+    // The summary differs only in its echo of the scenario (and the wall clock).
+    let results = |r: &Rendered| {
+        let mut v = summary(r);
+        strip(&mut v);
+        v
+    };
+    assert_eq!(results(&plain), results(&one));
+}
+
+/// Removes the scenario echo and the host's timings from a summary.
+fn strip(v: &mut serde_json::Value) {
+    if let Some(m) = v.as_object_mut() {
+        m.retain(|k, _| {
+            !(k == "scenario"
+                || k == "results_digest"
+                || k.contains("wall")
+                || k.contains("elapsed")
+                || k.contains("per_second"))
+        });
+        for x in m.values_mut() {
+            strip(x);
+        }
+    }
+}
+
+#[test]
+fn units_give_the_same_outputs_on_any_thread_count() {
+    let path = scenario("quickstart.toml");
+    let l = load(
+        &path,
+        &small_quickstart(&["simulation.unit_size=\"64KiB\""]),
+    );
+    let first = run(&l, 1);
+    let plain = run(&load(&path, &small_quickstart(&[])), 1);
+    assert_ne!(
+        first.digest, plain.digest,
+        "units change the model's results"
+    );
+    for threads in [2, 3, 4] {
+        let r = run(&l, threads);
+        assert_eq!(r.digest, first.digest, "digest on {threads} threads");
+        assert!(
+            outputs(&r) == outputs(&first),
+            "outputs on {threads} threads"
+        );
+    }
+}
