@@ -37,10 +37,10 @@
 #                              STUDY_NETWORK_MODEL=flow)
 #   STUDY_VC_BUFFER=size       network.vc_buffer, the routers' input buffer per port and
 #                              virtual channel (packet model only; default: the scenario's,
-#                              64 KiB or two packets, whichever is larger, so it grows with
-#                              STUDY_PACKET_SIZE). Set it to change the packet size alone: the
-#                              GTC convergence check (docs/study.md) found the buffer moves the
-#                              Summit-like global figures about as much as the packet size
+#                              64 KiB whatever the packet size). Packets above 64 KiB need it
+#                              set to hold at least one packet: the GTC convergence check
+#                              (docs/study.md) found the buffer moves the Summit-like global
+#                              figures about as much as the packet size
 #   STUDY_NETWORK_MODEL=packet|path|flow   network.model (default packet: router LPs; path:
 #                              the cheaper path model, docs/network.md 2b, with its known gaps;
 #                              flow: the flow model, 2c, with 4 MiB packets by default so
