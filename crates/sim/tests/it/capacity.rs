@@ -2,15 +2,15 @@
 //! writer waits for a drain of known bandwidth, that `none` never drains (and a run that can
 //! never finish fails, naming the device), and peak occupancy in a two-checkpoint case.
 
-use crate::common::{load, small_fat_tree, summary};
+use crate::common::{load, small_fat_tree, summary, Scratch};
 use bbsim_sim::run::RunError;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const MIB: u64 = 1 << 20;
 
 /// A small fat-tree with node-local SSDs of `capacity` and one checkpointing job of `ranks`
 /// ranks, one per node, each writing `mib` MiB in 1 MiB transfers per checkpoint.
-fn scenario(name: &str, capacity: &str, ranks: u32, mib: u64, checkpoints: u32) -> PathBuf {
+fn scenario(name: &str, capacity: &str, ranks: u32, mib: u64, checkpoints: u32) -> Scratch {
     small_fat_tree(
         name,
         &format!(
@@ -149,7 +149,7 @@ fn peak_occupancy_of_two_checkpoints_is_their_sum_without_a_drain() {
 
 /// Two cases whose writers stall, as (scenario, overrides): node-local writers waiting for
 /// the drain (scenario `name`), and BB servers that fill and stall.
-fn stalling_cases(name: &str) -> [(PathBuf, Vec<String>); 2] {
+fn stalling_cases(name: &str) -> [(Scratch, Vec<String>); 2] {
     use crate::common::{scenario as shipped, small_quickstart};
     [
         (
@@ -157,7 +157,7 @@ fn stalling_cases(name: &str) -> [(PathBuf, Vec<String>); 2] {
             vec!["burst_buffer.drain.policy=immediate".to_string()],
         ),
         (
-            shipped("quickstart.toml"),
+            shipped("quickstart.toml").into(),
             small_quickstart(&[
                 "burst_buffer.ssd.capacity=1MB",
                 "burst_buffer.drain.policy=immediate",

@@ -4,13 +4,12 @@
 //! control latencies); otherwise only the aggregators write, every byte once, and the run's
 //! times differ; any thread count gives the same outputs.
 
-use crate::common::{file, load, pfs_ior, run, summary};
+use crate::common::{file, load, pfs_ior, run, summary, Scratch};
 use bbsim_sim::run::load_scenario;
-use std::path::PathBuf;
 
 /// A small fat-tree whose IOR job `ior` writes to the PFS (one I/O node, one server), with
 /// `mpi_io` as the job's `[jobs.mpi_io]` table (empty: none).
-fn scenario(name: &str, ranks: u32, rpn: u32, ior: &str, mpi_io: &str) -> PathBuf {
+fn scenario(name: &str, ranks: u32, rpn: u32, ior: &str, mpi_io: &str) -> Scratch {
     let table = if mpi_io.is_empty() {
         String::new()
     } else {

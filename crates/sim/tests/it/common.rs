@@ -28,19 +28,61 @@ pub fn small_quickstart(extra: &[&str]) -> Vec<String> {
     .collect()
 }
 
-/// A fresh scratch directory for one test, unique to this process.
-pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bbsim-sim-it-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch directory");
-    d
+/// A path inside a scratch directory that is removed when this value is dropped (it derefs
+/// to the path, so it goes wherever a `&Path` does); or a path outside any, kept.
+pub struct Scratch {
+    path: PathBuf,
+    _root: Option<tempfile::TempDir>,
+}
+
+/// A path that is not in a scratch directory (a shipped scenario): nothing is removed.
+impl From<PathBuf> for Scratch {
+    fn from(path: PathBuf) -> Self {
+        Scratch { path, _root: None }
+    }
+}
+
+impl Scratch {
+    /// `rel` inside the same scratch directory, which stays alive with the result.
+    pub fn with(self, rel: &str) -> Scratch {
+        Scratch {
+            path: self.path.join(rel),
+            _root: self._root,
+        }
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// A fresh scratch directory for one test (named `bbsim-sim-it-<name>-*`), removed when the
+/// returned value is dropped.
+pub fn scratch(name: &str) -> Scratch {
+    let root = tempfile::Builder::new()
+        .prefix(&format!("bbsim-sim-it-{name}-"))
+        .tempdir()
+        .expect("scratch directory");
+    Scratch {
+        path: root.path().to_path_buf(),
+        _root: Some(root),
+    }
 }
 
 /// Writes a scenario on a small fat-tree (3 levels, radix 4: 16 nodes; 100 GB/s links, 50 ns
 /// link latency, 90 ns router delay; seed 1, one thread) with the sections `rest` below it,
 /// into a fresh scratch directory `name`, and returns its path.
-pub fn small_fat_tree(name: &str, rest: &str) -> PathBuf {
-    let path = scratch(name).join("s.toml");
+pub fn small_fat_tree(name: &str, rest: &str) -> Scratch {
+    let path = scratch(name).with("s.toml");
     let text = format!(
         r#"
 name = "{name}"
@@ -109,7 +151,7 @@ pub fn summary(r: &Rendered) -> serde_json::Value {
 /// [`small_fat_tree`] with a PFS of one I/O node and one storage server (10 GB/s, 10 us,
 /// 1 MiB stripes) and one IOR job `ior` of `ranks` ranks, `rpn` per node, given by IOR's
 /// command line `ior`, followed by `more` (further keys or tables of the job).
-pub fn pfs_ior(name: &str, ranks: u32, rpn: u32, ior: &str, more: &str) -> PathBuf {
+pub fn pfs_ior(name: &str, ranks: u32, rpn: u32, ior: &str, more: &str) -> Scratch {
     small_fat_tree(
         name,
         &format!(

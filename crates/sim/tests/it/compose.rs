@@ -1,11 +1,11 @@
 //! Composing a scenario: `include`, `--unset`, and keys the chosen placement does not read.
 
-use crate::common::{scenario, scratch, small_quickstart};
+use crate::common::{scenario, scratch, small_quickstart, Scratch};
 use bbsim_sim::run::{load_scenario, load_scenario_edited};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Writes `files` (name, text) into a scratch directory; returns the directory.
-fn write_files(name: &str, files: &[(&str, &str)]) -> PathBuf {
+fn write_files(name: &str, files: &[(&str, &str)]) -> Scratch {
     let dir = scratch(name);
     for (f, text) in files {
         let p = dir.join(f);

@@ -1,7 +1,7 @@
 //! Invalid scenarios and overrides are refused by `load_scenario` with a diagnostic that names
 //! the file, the line and the key.
 
-use crate::common::{scenario, scratch, small_quickstart};
+use crate::common::{scenario, scratch, small_quickstart, Scratch};
 use bbsim_sim::run::load_scenario;
 use std::path::{Path, PathBuf};
 
@@ -15,7 +15,7 @@ fn refused(path: &Path, overrides: &[String]) -> bbsim_sim::diag::Diagnostic {
 
 /// Writes the quickstart with its first `from` replaced by `to` as `NAME.toml` in a scratch
 /// directory; returns the directory, the file and the 1-based line of the replacement.
-fn quickstart_variant(name: &str, from: &str, to: &str) -> (PathBuf, PathBuf, usize) {
+fn quickstart_variant(name: &str, from: &str, to: &str) -> (Scratch, PathBuf, usize) {
     let text = std::fs::read_to_string(scenario("quickstart.toml")).expect("quickstart");
     let at = text
         .find(from)

@@ -3,9 +3,8 @@
 //! forms on one node, results independent of the thread count, and bad values refused
 //! naming their key.
 
-use crate::common::{file, load, run, scenario, scratch, small_quickstart, summary};
+use crate::common::{file, load, run, scenario, scratch, small_quickstart, summary, Scratch};
 use bbsim_sim::run::load_scenario;
-use std::path::PathBuf;
 
 /// Four ranks on one node each writing one 1 MiB transfer to one BB server with a fast SSD
 /// (grouped placement, one server per edge switch, each file on one server), or to the PFS
@@ -55,9 +54,8 @@ allocation = "contiguous"
     )
 }
 
-fn write(name: &str, text: &str) -> PathBuf {
-    let dir = scratch(name);
-    let p = dir.join("scenario.toml");
+fn write(name: &str, text: &str) -> Scratch {
+    let p = scratch(name).with("scenario.toml");
     std::fs::write(&p, text).expect("writes the scenario");
     p
 }

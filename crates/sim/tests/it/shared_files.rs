@@ -2,12 +2,11 @@
 //! stripes (a shared file with one writer per stripe runs exactly like a file per process),
 //! and `k` clients writing one stripe at once wait `0, R, 2R, ..., (k - 1)R` for their locks.
 
-use crate::common::{file, load, pfs_ior, run};
-use std::path::PathBuf;
+use crate::common::{file, load, pfs_ior, run, Scratch};
 
 /// A small fat-tree whose IOR job `ior` (one rank per node) writes to the PFS: one I/O node,
 /// one storage server, 1 MiB stripes.
-fn scenario(name: &str, ranks: u32, ior: &str) -> PathBuf {
+fn scenario(name: &str, ranks: u32, ior: &str) -> Scratch {
     pfs_ior(name, ranks, 1, ior, "")
 }
 
