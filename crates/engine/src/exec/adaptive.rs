@@ -10,11 +10,13 @@
 //!
 //! The measured policy ([`SwitchPolicy::Measured`]) watches the run in epochs of
 //! [`EPOCH`] of wall time. While sequential, an epoch averaging at least
-//! [`DENSE_WINDOW_EVENTS`] events per window records the sequential event rate and opens a
-//! parallel trial. While parallel, an epoch that is sparse, or not at least [`GAIN_TO_STAY`]
-//! faster than the last sequential rate, returns to sequential; the next trial then waits twice
-//! as many dense epochs as the last (up to [`MAX_BACKOFF`]), so a run whose threads do not pay
-//! (another process on a core, a hot cluster) spends a vanishing share of its time in trials.
+//! [`DENSE_WINDOW_EVENTS`] events per window records the sequential event rate; after
+//! [`FIRST_TRIAL_AFTER`] such epochs it opens a parallel trial (so a short run or a short dense
+//! stretch does not pay for one). While parallel, an epoch that is sparse, or not at least
+//! [`GAIN_TO_STAY`] faster than the last sequential rate, returns to sequential; the next trial
+//! then waits four times as many dense epochs as the last (up to [`MAX_BACKOFF`]), so a run
+//! whose threads do not pay (another process on a core, a hot cluster) spends a vanishing share
+//! of its time in trials.
 
 use super::{parallel, sequential, Segment, Until};
 use crate::error::EngineError;
@@ -37,6 +39,10 @@ pub const DENSE_WINDOW_EVENTS: f64 = 32.0;
 /// How much faster than one thread (1.05: 5 %) the parallel executor must run an epoch to keep
 /// running: where the two are level, one thread uses less of the machine.
 pub const GAIN_TO_STAY: f64 = 1.05;
+
+/// Dense epochs before the first parallel trial, and after a trial that paid and then stopped
+/// paying: a short run, or a short dense stretch, does not pay for a trial.
+pub const FIRST_TRIAL_AFTER: u32 = 4;
 
 /// The most dense epochs the measured policy waits between two parallel trials.
 pub const MAX_BACKOFF: u32 = 128;
@@ -166,8 +172,8 @@ impl Meter {
             epoch_windows: 0,
             epoch_events: 0,
             sequential_rate: None,
-            wait: 0,
-            backoff: 1,
+            wait: FIRST_TRIAL_AFTER,
+            backoff: FIRST_TRIAL_AFTER,
         }
     }
 
@@ -189,11 +195,11 @@ impl Meter {
                 .sequential_rate
                 .is_none_or(|s| rate >= s * GAIN_TO_STAY);
         if pays {
-            self.backoff = 1;
+            self.backoff = FIRST_TRIAL_AFTER;
             return false;
         }
         self.wait = self.backoff;
-        self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+        self.backoff = (self.backoff * 4).min(MAX_BACKOFF);
         true
     }
 }
@@ -298,9 +304,13 @@ mod tests {
     }
 
     #[test]
-    fn a_dense_epoch_opens_a_trial_that_stays_while_it_pays() {
+    fn dense_epochs_open_a_trial_that_stays_while_it_pays() {
         let mut m = meter();
-        assert!(m.judge(true, 1e6), "dense: try threads");
+        for _ in 0..FIRST_TRIAL_AFTER {
+            assert!(!m.judge(true, 1e6), "dense, but not for long yet");
+            assert!(!m.judge(false, 1e6), "sparse epochs do not count");
+        }
+        assert!(m.judge(true, 1e6), "dense long enough: try threads");
         m.parallel = true;
         assert!(!m.judge(true, 1.5e6), "1.5 x: stay");
         assert!(!m.judge(true, 1.06e6), "1.06 x: stay");
@@ -309,7 +319,7 @@ mod tests {
             "1.04 x: not enough, back to one thread"
         );
         m.parallel = false;
-        assert_eq!(m.wait, 1);
+        assert_eq!(m.wait, FIRST_TRIAL_AFTER);
     }
 
     #[test]
@@ -326,10 +336,10 @@ mod tests {
             m.parallel = true;
             assert!(m.judge(true, 0.5e6), "slower: back");
         }
-        assert_eq!(waits, [0, 1, 2, 4, 8, 16, 32, 64, 128, 128]);
+        assert_eq!(waits, [4, 4, 16, 64, 128, 128, 128, 128, 128, 128]);
         // A sparse parallel epoch also returns, whatever its rate.
         m.parallel = true;
-        m.backoff = 1;
+        m.backoff = FIRST_TRIAL_AFTER;
         assert!(m.judge(false, 1e9));
     }
 }

@@ -109,8 +109,8 @@ fn phold_is_identical_for_every_executor_thread_count_and_partitioning() {
 }
 
 /// The measured policy on a run long and dense enough that it tries threads (its first trial
-/// comes after 40 ms of dense windows; the sequential run takes several times that): the
-/// results are the reference's, however the switches fell.
+/// comes after 5 epochs of 40 ms of dense windows; the sequential run takes several times
+/// that): the results are the reference's, however the switches fell.
 #[test]
 fn measured_switching_gives_the_reference_results() {
     let params = PholdParams {
@@ -119,7 +119,7 @@ fn measured_switching_gives_the_reference_results() {
         remote: 0.25,
         mean: 1.0,
         lookahead: 0.5,
-        end: 200.0,
+        end: 600.0,
         seed: 7,
     };
     let mut reference = params.build(PartitionSpec::Auto);
