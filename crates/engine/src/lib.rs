@@ -165,18 +165,6 @@ pub fn auto_threads() -> usize {
 /// the clusters of the study's machines give them to do.
 pub const MAX_AUTO_THREADS: usize = 8;
 
-/// Runs `sim` as `threads` says: [`Threads::Auto`] on the [`Adaptive`] executor over
-/// [`auto_threads`] threads, a count as [`run_with_threads`] does.
-pub fn run_threads<L: LogicalProcess>(
-    sim: &mut Simulation<L>,
-    threads: Threads,
-) -> Result<RunStats, EngineError> {
-    match threads {
-        Threads::Auto => sim.run(&Adaptive::new(auto_threads())),
-        Threads::Count(n) => run_with_threads(sim, n),
-    }
-}
-
 /// Runs `sim` with the executor suited to `threads`: the sequential reference executor for one
 /// thread, the parallel executor otherwise.
 pub fn run_with_threads<L: LogicalProcess>(
