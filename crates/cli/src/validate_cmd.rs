@@ -42,14 +42,13 @@ pub fn run(a: &ValidateArgs) -> Result<(), String> {
     println!("{}: valid", path.display());
     print!("{}", m.render());
     println!("{}", granularity(&l.scenario));
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "{}",
         thread_outlook(
             a.threads.unwrap_or(l.scenario.simulation.threads),
             l.lookahead_window(),
             l.forecast_events_per_window(),
-            cores
+            bbsim_engine::cores()
         )
     );
     println!("  jobs");

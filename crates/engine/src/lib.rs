@@ -46,14 +46,16 @@ pub use time::Time;
 /// Worker threads per core that a run may ask for: more only adds scheduling cost.
 pub const THREADS_PER_CORE: usize = 4;
 
+/// The cores the operating system reports (1 if it does not say).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// The most worker threads a run may use on this machine: [`THREADS_PER_CORE`] per core the
 /// operating system reports, and never fewer than 4 (so the determinism checks over 1-4
 /// threads run everywhere).
 pub fn thread_limit() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .saturating_mul(THREADS_PER_CORE)
-        .max(4)
+    cores().saturating_mul(THREADS_PER_CORE).max(4)
 }
 
 /// Checks a thread count against `1..=`[`thread_limit`]; the error says what was expected.
@@ -63,7 +65,7 @@ pub fn check_threads(threads: usize) -> Result<(), String> {
         return Err("must be at least 1".into());
     }
     if threads > limit {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = cores();
         return Err(format!(
             "must be at most {limit} on this machine ({THREADS_PER_CORE} per core, {cores} cores), got {threads}"
         ));
@@ -156,9 +158,7 @@ impl<'de> serde::Deserialize<'de> for Threads {
 /// The most threads [`Threads::Auto`] uses: one per core the operating system reports, at most
 /// [`MAX_AUTO_THREADS`].
 pub fn auto_threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(MAX_AUTO_THREADS)
+    cores().min(MAX_AUTO_THREADS)
 }
 
 /// The cap of [`auto_threads`]: beyond it a window's barrier across threads costs more than
