@@ -209,6 +209,10 @@ pub enum TrafficParam {
     Pattern,
     /// A destination terminal.
     Terminal,
+    /// The distance of the shift pattern.
+    Shift,
+    /// The victim flow beside a hot spot.
+    Victim,
 }
 
 impl fmt::Display for LinkField {
@@ -275,6 +279,8 @@ impl fmt::Display for NetParam {
                 TrafficParam::HotSpot => "traffic.hot_spot",
                 TrafficParam::Pattern => "traffic.pattern",
                 TrafficParam::Terminal => "terminal",
+                TrafficParam::Shift => "traffic.shift",
+                TrafficParam::Victim => "traffic.victim_from/victim_to",
             }),
         }
     }

@@ -50,8 +50,8 @@ pub use flow::{FlowFabric, MAX_FLOW_JITTER_PPM};
 pub use link::{LinkClass, LinkParams, LinkStats};
 pub use metrics::TopologySummary;
 pub use network::{
-    LpLayout, NetModel, Network, NetworkConfig, RouterParams, MAX_FLOW_WINDOW, MAX_HEADER_BYTES,
-    MAX_PACKET_SERIALISATION, MAX_PACKET_SIZE, MAX_UNIT_PACKETS,
+    min_part, LpLayout, NetModel, Network, NetworkConfig, RouterParams, MAX_FLOW_WINDOW,
+    MAX_HEADER_BYTES, MAX_PACKET_SERIALISATION, MAX_PACKET_SIZE, MAX_UNIT_PACKETS,
 };
 pub use nic::{Nic, NicStats};
 pub use packet::{Assembled, Delivered, MessageId, NetEvent, Packet};
@@ -61,4 +61,6 @@ pub use routing::Routing;
 pub use stats::{ClassUsage, NetworkStats};
 pub use topology::{Shape, Topology, TopologyConfig};
 pub use torus::TorusConfig;
-pub use traffic::{run_traffic, Pattern, TrafficConfig, TrafficReport, TrafficSim};
+pub use traffic::{
+    run_traffic, Pattern, TrafficConfig, TrafficReport, TrafficSim, Victim, VictimReport,
+};

@@ -42,6 +42,10 @@ pub enum Pattern {
     HotSpot,
     /// Dragonfly worst case: terminal `i` of group `G` sends to terminal `i` of group `G + 1`.
     DragonflyWorstCase,
+    /// Terminal `i` sends to terminal `i + shift` (mod N, [`TrafficConfig::shift`]): with a
+    /// shift of the terminals per edge switch, every edge switch's terminals all send to the
+    /// next switch's (a switch-to-switch fan-in through the up-links).
+    Shift,
 }
 
 impl Pattern {
@@ -53,6 +57,7 @@ impl Pattern {
             Pattern::NearestNeighbour => "nearest-neighbour",
             Pattern::HotSpot => "hot-spot",
             Pattern::DragonflyWorstCase => "dragonfly-worst-case",
+            Pattern::Shift => "shift",
         }
     }
 }
@@ -67,6 +72,13 @@ pub struct TrafficConfig {
     /// The receiving terminal of [`Pattern::HotSpot`].
     #[serde(default)]
     pub hot_spot: u32,
+    /// How far [`Pattern::Shift`] sends (terminals, at least 1, below the terminal count).
+    #[serde(default)]
+    pub shift: u32,
+    /// [`Pattern::HotSpot`] only: one sender that sends to another terminal instead of the hot
+    /// spot (a victim flow, usually to a terminal on the hot spot's switch), reported on its own.
+    #[serde(default)]
+    pub victim: Option<Victim>,
     /// Message size in bytes.
     pub message_bytes: u64,
     /// Time between two messages of one terminal (ps). The first message of each terminal
@@ -87,6 +99,15 @@ pub struct TrafficConfig {
     /// `end`.
     #[serde(default = "yes")]
     pub drain: bool,
+}
+
+/// A victim flow beside a hot spot: `source` sends its messages to `destination`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Victim {
+    /// The sending terminal.
+    pub source: u32,
+    /// The receiving terminal (neither the hot spot nor `source`).
+    pub destination: u32,
 }
 
 impl TrafficConfig {
@@ -114,7 +135,36 @@ impl TrafficConfig {
                 "none",
             ));
         }
+        if let Some(v) = self.victim {
+            let (ok, expected) = if self.pattern != Pattern::HotSpot {
+                (
+                    false,
+                    "no victim flow (it belongs to the hot-spot pattern)".to_string(),
+                )
+            } else {
+                let ids = [v.source, v.destination];
+                (
+                    ids.iter().all(|&t| t < n && t != self.hot_spot) && v.source != v.destination,
+                    format!(
+                        "two different compute terminals below {n}, neither the hot spot {}",
+                        self.hot_spot
+                    ),
+                )
+            };
+            if !ok {
+                return Err(NetError::invalid(
+                    NetParam::Traffic(TrafficParam::Victim),
+                    expected,
+                    format!("{} -> {}", v.source, v.destination),
+                ));
+            }
+        }
         match &self.pattern {
+            Pattern::Shift if self.shift == 0 || self.shift >= n => Err(NetError::invalid(
+                NetParam::Traffic(TrafficParam::Shift),
+                format!("1 to {} terminals", n - 1),
+                self.shift,
+            )),
             Pattern::HotSpot if self.hot_spot >= n => Err(NetError::invalid(
                 NetParam::Traffic(TrafficParam::HotSpot),
                 format!("a compute terminal id below {n}"),
@@ -373,8 +423,12 @@ impl TrafficSim {
                     Pattern::RandomPermutation => Dst::Fixed(perm[t as usize]),
                     Pattern::NearestNeighbour => Dst::Fixed((t + 1) % n),
                     Pattern::HotSpot if cfg.hot_spot == t => Dst::Silent,
+                    Pattern::HotSpot if cfg.victim.is_some_and(|v| v.source == t) => {
+                        Dst::Fixed(cfg.victim.map_or(cfg.hot_spot, |v| v.destination))
+                    }
                     Pattern::HotSpot => Dst::Fixed(cfg.hot_spot),
                     Pattern::DragonflyWorstCase => Dst::Fixed((t + per_group) % n),
+                    Pattern::Shift => Dst::Fixed((t + cfg.shift) % n),
                 }
             };
             let nic = net.nic(t, &layout).ok_or_else(|| {
@@ -517,11 +571,24 @@ impl TrafficSim {
         let injection_bw = topo.attachment(0).map_or(1, |a| a.link.bandwidth) as f64;
         let rm = total.received_messages.max(1) as f64;
         let rp = total.received_packets.max(1) as f64;
+        let victim = cfg.victim.and_then(|v| {
+            let h = self.hosts().nth(v.destination as usize)?;
+            let s = h.nic().stats();
+            Some(VictimReport {
+                source: v.source,
+                destination: v.destination,
+                messages_delivered: s.received_messages,
+                avg_latency_ns: s.latency_sum as f64 / s.received_messages.max(1) as f64 / 1e3,
+                max_latency_ns: s.latency_max as f64 / 1e3,
+                accepted_bytes_per_s: h.delivered_by_end as f64 / secs,
+            })
+        });
         TrafficReport {
             topology: topo.config().describe(),
             routing: self.network.config().routing.name().to_string(),
             pattern: match cfg.pattern {
                 Pattern::HotSpot => format!("hot-spot(terminal {})", cfg.hot_spot),
+                Pattern::Shift => format!("shift(by {})", cfg.shift),
                 p => p.name().to_string(),
             },
             routers: topo.routers(),
@@ -545,6 +612,7 @@ impl TrafficSim {
             accepted_bytes_per_s: accepted,
             accepted_per_node_bytes_per_s: accepted / f64::from(n),
             accepted_fraction_of_injection: accepted / f64::from(n) / injection_bw,
+            victim,
             sim_end_ps: run.last_event_time,
             events: run.events,
             threads: run.threads,
@@ -613,6 +681,9 @@ pub struct TrafficReport {
     pub accepted_per_node_bytes_per_s: f64,
     /// Accepted throughput per terminal as a fraction of the terminal link bandwidth.
     pub accepted_fraction_of_injection: f64,
+    /// The victim flow beside the hot spot, if the traffic has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub victim: Option<VictimReport>,
     /// Time of the last event (ps).
     pub sim_end_ps: Time,
     /// Events handled.
@@ -625,6 +696,24 @@ pub struct TrafficReport {
     pub network: NetworkStats,
     /// Digest of every deterministic figure (identical for any thread count).
     pub digest: u64,
+}
+
+/// What the victim flow beside a hot spot saw ([`TrafficConfig::victim`]). Latencies in ns,
+/// throughput in bytes/s.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct VictimReport {
+    /// Sending terminal.
+    pub source: u32,
+    /// Receiving terminal.
+    pub destination: u32,
+    /// Messages of the flow delivered.
+    pub messages_delivered: u64,
+    /// Mean message latency of the flow (ns).
+    pub avg_latency_ns: f64,
+    /// Largest message latency of the flow (ns).
+    pub max_latency_ns: f64,
+    /// Bytes of the flow delivered within `[0, end]` per second.
+    pub accepted_bytes_per_s: f64,
 }
 
 impl fmt::Display for TrafficReport {
@@ -684,6 +773,18 @@ impl fmt::Display for TrafficReport {
             gb(self.accepted_per_node_bytes_per_s),
             100.0 * self.accepted_fraction_of_injection
         )?;
+        if let Some(v) = &self.victim {
+            writeln!(
+                f,
+                "victim       {} -> {}: {} messages, latency avg {:.3} us, max {:.3} us, accepted {:.3} GB/s",
+                v.source,
+                v.destination,
+                v.messages_delivered,
+                v.avg_latency_ns / 1e3,
+                v.max_latency_ns / 1e3,
+                gb(v.accepted_bytes_per_s)
+            )?;
+        }
         for c in &self.network.classes {
             writeln!(
                 f,

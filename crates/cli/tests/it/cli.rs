@@ -1029,6 +1029,46 @@ fn net_runs_synthetic_traffic_and_reports_delivery() {
         "traffic.end=1us",
     ]);
     assert!(err.contains("traffic.hot_spot"), "{err}");
+    let err = run_err(&[
+        "net",
+        s,
+        "--set",
+        "traffic.pattern=hot-spot",
+        "--set",
+        "traffic.victim_from=3",
+        "--set",
+        "traffic.end=1us",
+    ]);
+    assert!(
+        err.contains("traffic.victim_from") && err.contains("victim_to"),
+        "{err}"
+    );
+    let err = run_err(&[
+        "net",
+        s,
+        "--set",
+        "traffic.pattern=shift",
+        "--set",
+        "traffic.end=1us",
+    ]);
+    assert!(err.contains("traffic.shift"), "{err}");
+    let out = run_ok(&[
+        "net",
+        s,
+        "--set",
+        "traffic.pattern=hot-spot",
+        "--set",
+        "traffic.victim_from=5",
+        "--set",
+        "traffic.victim_to=1",
+        "--set",
+        "traffic.end=10us",
+    ]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("victim       5 -> 1"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 #[test]

@@ -425,6 +425,8 @@ fn scenario_key(param: &NetParam) -> &'static str {
             TrafficParam::MessagesPerNode => "traffic.messages_per_node",
             TrafficParam::HotSpot => "traffic.hot_spot",
             TrafficParam::Pattern => "traffic.pattern",
+            TrafficParam::Shift => "traffic.shift",
+            TrafficParam::Victim => "traffic.victim_from",
         },
     }
 }

@@ -4,7 +4,7 @@
 use crate::diag::{Diagnostic, SourceMap};
 use crate::lower::machine::Machine;
 use crate::scenario::{Pattern, Scenario};
-use bbsim_topology::traffic::TrafficConfig;
+use bbsim_topology::traffic::{TrafficConfig, Victim};
 
 /// The traffic of `[traffic]` on `machine`'s compute network: pattern, message size (bytes),
 /// interval and end (ps). Refuses a missing section, empty messages and a hot spot that is
@@ -34,10 +34,31 @@ pub fn traffic_config(
             ),
         ));
     }
+    let victim = match (t.victim_from, t.victim_to) {
+        (None, None) => None,
+        (Some(source), Some(destination)) => Some(Victim {
+            source,
+            destination,
+        }),
+        (Some(_), None) => {
+            return Err(map.error_at(
+                "traffic.victim_from",
+                "needs `victim_to`, the victim flow's receiving node",
+            ))
+        }
+        (None, Some(_)) => {
+            return Err(map.error_at(
+                "traffic.victim_to",
+                "needs `victim_from`, the victim flow's sending node",
+            ))
+        }
+    };
     Ok(TrafficConfig {
         network,
         pattern: t.pattern,
         hot_spot: t.hot_spot,
+        shift: t.shift,
+        victim,
         message_bytes: t.message_size.0,
         interval: t.interval.0,
         messages_per_node: t.messages_per_node,

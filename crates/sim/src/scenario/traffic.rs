@@ -11,6 +11,16 @@ pub struct TrafficSection {
     /// Receiving node of the `hot-spot` pattern.
     #[serde(default)]
     pub hot_spot: u32,
+    /// Distance of the `shift` pattern: node `i` sends to node `i + shift` (mod the node count).
+    #[serde(default)]
+    pub shift: u32,
+    /// `hot-spot` only: this node sends to `victim_to` instead of the hot spot (a victim flow,
+    /// reported on its own).
+    #[serde(default)]
+    pub victim_from: Option<u32>,
+    /// The victim flow's receiving node (with `victim_from`).
+    #[serde(default)]
+    pub victim_to: Option<u32>,
     /// Message size.
     #[serde(default = "default_msg")]
     pub message_size: Bytes,

@@ -6,7 +6,8 @@ use crate::common::{link, net};
 use bbsim_engine::time::{NS, US};
 use bbsim_topology::{
     run_traffic, AriesConfig, DragonflyConfig, FatTreeConfig, LinkParams, NetModel, NetworkConfig,
-    Pattern, Routing, TopologyConfig, TorusConfig, TrafficConfig, TrafficReport,
+    Pattern, Routing, TopologyConfig, TorusConfig, TrafficConfig, TrafficReport, TrafficSim,
+    Victim,
 };
 
 fn fat_tree(levels: u8, radix: u32, terminals: u32, taper: u32) -> TopologyConfig {
@@ -64,6 +65,8 @@ fn burst(network: NetworkConfig, pattern: Pattern, bytes: u64, messages: u64) ->
         pattern,
         // The receiver of the hot-spot cases.
         hot_spot: 3,
+        shift: 0,
+        victim: None,
         message_bytes: bytes,
         interval: 0,
         messages_per_node: Some(messages),
@@ -168,6 +171,8 @@ fn saturated(
         network: net(topology, routing),
         pattern,
         hot_spot: 0,
+        shift: 0,
+        victim: None,
         message_bytes: 512,
         interval: 41 * NS, // one 512 B packet per 40.96 ns: the injection bandwidth
         messages_per_node: None,
@@ -258,6 +263,8 @@ fn results_are_identical_for_any_thread_count() {
             network: net(topology, routing),
             pattern,
             hot_spot: 0,
+            shift: 0,
+            victim: None,
             message_bytes: 1_200,
             interval: 300 * NS,
             messages_per_node: Some(40),
@@ -290,6 +297,8 @@ fn report_prints_the_headline_figures() {
         network: net(fat_tree(3, 4, 16, 1), Routing::Adaptive),
         pattern: Pattern::UniformRandom,
         hot_spot: 0,
+        shift: 0,
+        victim: None,
         message_bytes: 512,
         interval: US,
         messages_per_node: None,
@@ -326,6 +335,8 @@ fn bad_traffic_configurations_are_named_errors() {
         network: net(fat_tree(3, 4, 16, 1), Routing::Adaptive),
         pattern: Pattern::HotSpot,
         hot_spot: 16,
+        shift: 0,
+        victim: None,
         message_bytes: 512,
         interval: US,
         messages_per_node: None,
@@ -354,12 +365,107 @@ fn bad_traffic_configurations_are_named_errors() {
     let cfg = TrafficConfig {
         pattern: Pattern::UniformRandom,
         end: 0,
-        ..base
+        ..base.clone()
     };
     assert!(run_traffic(&cfg, 1)
         .unwrap_err()
         .to_string()
         .contains("traffic.end"));
+    for shift in [0, 16, 40] {
+        let cfg = TrafficConfig {
+            pattern: Pattern::Shift,
+            shift,
+            ..base.clone()
+        };
+        let e = run_traffic(&cfg, 1).unwrap_err().to_string();
+        assert!(e.contains("traffic.shift") && e.contains("1 to 15"), "{e}");
+    }
+    for (pattern, source, destination) in [
+        (Pattern::HotSpot, 4, 4),
+        (Pattern::HotSpot, 3, 5),
+        (Pattern::HotSpot, 5, 3),
+        (Pattern::HotSpot, 5, 16),
+        (Pattern::UniformRandom, 4, 5),
+    ] {
+        let cfg = TrafficConfig {
+            pattern,
+            hot_spot: 3,
+            victim: Some(Victim {
+                source,
+                destination,
+            }),
+            ..base.clone()
+        };
+        let e = run_traffic(&cfg, 1).unwrap_err().to_string();
+        assert!(
+            e.contains("traffic.victim"),
+            "{pattern:?} {source} -> {destination}: {e}"
+        );
+    }
+}
+
+#[test]
+fn shift_sends_every_terminal_to_the_one_shift_ahead() {
+    // Each of the 16 terminals sends 3 messages to terminal t + 6 (mod 16): every terminal
+    // receives exactly 3, and the mean hops are those of the 16 pairs' minimal routes.
+    let mut cfg = burst(
+        net(fat_tree(3, 4, 16, 1), Routing::Adaptive),
+        Pattern::Shift,
+        10_000,
+        3,
+    );
+    cfg.shift = 6;
+    let mut t = TrafficSim::build(&cfg).expect("builds");
+    let run = t.run(1).expect("runs");
+    let r = t.report(&run);
+    assert_all_delivered(&r, 48, "shift");
+    assert!(t.hosts().all(|h| h.nic().stats().received_messages == 3));
+    let net = cfg.network.build().unwrap();
+    let hops: u32 = (0..16u32)
+        .map(|s| net.hop_distance(s, (s + 6) % 16).unwrap())
+        .sum();
+    assert!(
+        (r.avg_hops - f64::from(hops) / 16.0).abs() < 1e-9,
+        "{}",
+        r.avg_hops
+    );
+    assert_eq!(r.pattern, "shift(by 6)");
+}
+
+#[test]
+fn a_victim_flow_beside_a_hot_spot_is_reported_on_its_own() {
+    // Terminal 9 sends to terminal 2 (on the hot spot 3's edge switch) while the others send
+    // to the hot spot: the victim report counts only the victim flow's messages, and its
+    // latency is at least the zero-load latency of its messages.
+    let mut cfg = burst(
+        net(fat_tree(3, 4, 16, 1), Routing::Adaptive),
+        Pattern::HotSpot,
+        20_000,
+        4,
+    );
+    cfg.victim = Some(Victim {
+        source: 9,
+        destination: 2,
+    });
+    let mut t = TrafficSim::build(&cfg).expect("builds");
+    let run = t.run(1).expect("runs");
+    let r = t.report(&run);
+    assert_all_delivered(&r, 15 * 4, "hot spot with a victim");
+    let v = r.victim.clone().expect("a victim report");
+    assert_eq!((v.source, v.destination, v.messages_delivered), (9, 2, 4));
+    let hot: Vec<u64> = t
+        .hosts()
+        .map(|h| h.nic().stats().received_messages)
+        .collect();
+    assert_eq!(hot[3], 14 * 4);
+    assert_eq!(hot[2], 4);
+    let net = cfg.network.build().unwrap();
+    let h = u64::from(net.hop_distance(9, 2).unwrap());
+    let zero_load =
+        h * (100 * NS + 90 * NS) + 100 * NS + 20_000 * 1_000_000_000_000 / 12_500_000_000;
+    assert!(v.avg_latency_ns * 1e3 >= zero_load as f64, "{v:?}");
+    assert!(r.to_string().contains("victim       9 -> 2: 4 messages"));
+    assert!(serde_json::to_string(&r).unwrap().contains("\"victim\""));
 }
 
 /// The path model (`NetModel::Path`) under the same synthetic loads: bursts drain completely on
@@ -391,6 +497,8 @@ fn the_path_model_drains_bursts_and_meets_the_bandwidth_bounds() {
             network: path(topology, routing),
             pattern,
             hot_spot: 0,
+            shift: 0,
+            victim: None,
             message_bytes: 512,
             interval: 41 * NS,
             messages_per_node: None,
