@@ -126,6 +126,9 @@ pub struct LinkStats {
     pub packets: u64,
     /// Picoseconds the channel spent serialising packets.
     pub busy: Time,
+    /// Transmissions: packets, units and parts of units sent, each counted once (`bytes /
+    /// sends` is the mean size on the wire; not part of any digest).
+    pub sends: u64,
 }
 
 impl LinkStats {
@@ -142,6 +145,7 @@ impl LinkStats {
         self.bytes += bytes;
         self.packets += u64::from(packets);
         self.busy += busy;
+        self.sends += 1;
     }
 
     /// Adds another link's figures.
@@ -149,6 +153,7 @@ impl LinkStats {
         self.bytes += o.bytes;
         self.packets += o.packets;
         self.busy += o.busy;
+        self.sends += o.sends;
     }
 }
 

@@ -89,6 +89,17 @@ fn buffer_bytes(cfg: &NetworkConfig) -> Result<u32, NetError> {
     })
 }
 
+/// The smallest part (bytes) a unit of several packets is sent as when the downstream buffer has
+/// credit for less than the whole unit: half the VC buffer (`buffer_bytes`) in whole packets, at
+/// least one packet. A unit that finds less credit than this waits for it, as the packets of a
+/// wormhole stream wait for the credit already on its way back: the buffer downstream still holds
+/// the other half, so the congested output it feeds never runs dry meanwhile, and under
+/// congestion units travel in parts of half a buffer or more instead of one packet at a time
+/// (which is what the credit freed by each departing packet would allow).
+pub fn min_part(packet_size: u32, buffer_bytes: u32) -> u32 {
+    (buffer_bytes / 2 / packet_size).max(1) * packet_size
+}
+
 /// The unit size in bytes: `unit_size`, checked, or one packet.
 fn unit_size(cfg: &NetworkConfig) -> Result<u32, NetError> {
     let Some(u) = cfg.unit_size else {
@@ -165,7 +176,8 @@ pub struct NetworkConfig {
     pub vc_buffer: Option<u32>,
     /// Units (bytes) in which the packet model moves a message: up to this many bytes of one
     /// message travel as one unit, routed, buffered, arbitrated and serialised as one, and
-    /// split at packet boundaries where credit is short ([`crate::router`]). A whole number of
+    /// split at packet boundaries where credit is short, into parts of at least half the VC
+    /// buffer ([`min_part`], [`crate::router`]). A whole number of
     /// packets, at most [`MAX_UNIT_PACKETS`] of them and [`MAX_PACKET_SIZE`] bytes. `None`
     /// (the default): one packet, every packet on its own.
     #[serde(default)]
@@ -253,6 +265,8 @@ pub struct RouterParams {
     pub buffer_bytes: u32,
     /// Largest unit in bytes (a whole number of packets; `packet_size` when units are off).
     pub unit_size: u32,
+    /// Smallest part (bytes) a unit is split into when credit is short ([`min_part`]).
+    pub min_part: u32,
     /// Router delay in ps.
     pub router_delay: Time,
     /// Virtual channels per port (set by the routing algorithm).
@@ -425,6 +439,7 @@ impl Network {
                 packet_size: cfg.packet_size,
                 buffer_bytes,
                 unit_size,
+                min_part: min_part(cfg.packet_size, buffer_bytes),
                 router_delay: cfg.router_delay,
                 vcs,
                 ugal_threshold: cfg.ugal_threshold,
@@ -587,6 +602,7 @@ impl Network {
             unit_size: self.params.unit_size,
             router_delay: self.params.router_delay,
             buffer_bytes: self.params.buffer_bytes,
+            min_part: self.params.min_part,
             bypass: self.bypass_for(layout),
             path: matches!(self.config.model, NetModel::Path | NetModel::Flow),
             flow: self.config.model == NetModel::Flow,

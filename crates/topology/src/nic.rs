@@ -106,6 +106,8 @@ pub struct Nic<P> {
     packet_size: u32,
     /// Largest unit (bytes), a whole number of packets.
     unit_size: u32,
+    /// Smallest part (bytes) a unit is sent as when credits fall short ([`crate::min_part`]).
+    min_part: u32,
     router_delay: Time,
     credits: u32,
     busy_until: Time,
@@ -133,6 +135,7 @@ pub(crate) struct NicSetup {
     pub unit_size: u32,
     pub router_delay: Time,
     pub buffer_bytes: u32,
+    pub min_part: u32,
     pub bypass: Option<Arc<Bypass>>,
     /// Path or flow model: `router_lp` is the fabric LP.
     pub path: bool,
@@ -153,6 +156,7 @@ impl<P> Nic<P> {
             ser_full: serialisation(u64::from(s.packet_size), s.bandwidth),
             packet_size: s.packet_size,
             unit_size: s.unit_size,
+            min_part: s.min_part,
             router_delay: s.router_delay,
             credits: s.buffer_bytes,
             busy_until: 0,
@@ -384,7 +388,8 @@ impl<P> Nic<P> {
     /// Injects the queued units as far as the credits allow. A unit is up to `unit_size` bytes
     /// of one message (one packet when units are off), the header riding in the first; when
     /// the credits fall short of a whole unit, the whole packets that fit go as a shorter unit
-    /// (at least one packet must fit). Each unit takes the link when the one before it has
+    /// once they make at least the smallest part ([`crate::min_part`]: half the buffer), else
+    /// the unit waits for more credit. Each unit takes the link when the one before it has
     /// left (`busy_until`), and is handed to the router at once, to arrive when its head has
     /// been routed there (`start + latency + router_delay`): so a NIC with credits streams a
     /// whole message from one event, without a wake-up per unit. The credits it spends ahead
@@ -405,9 +410,10 @@ impl<P> Nic<P> {
             let data = if (want + m.header).max(1) <= self.credits {
                 want
             } else {
-                // Short of the whole unit: the whole packets that fit (fewer than `want`).
+                // Short of the whole unit: the whole packets that fit (fewer than `want`), once
+                // they make at least the smallest part.
                 let fit = self.credits.saturating_sub(m.header) / ps * ps;
-                if fit == 0 {
+                if fit == 0 || fit < self.min_part {
                     return; // a credit will call us again
                 }
                 fit

@@ -16,9 +16,9 @@
 //! message header). Units ([`crate::NetworkConfig::unit_size`]): a NIC sends up to `unit_size`
 //! bytes of one message as one unit of whole packets (the last may be short), which a router
 //! routes, buffers (FIFO), arbitrates and serialises as one, exactly as a packet, except that
-//! it may start when the downstream VC has credit for one packet: then its first whole
-//! packets that fit go as a unit of their own and the rest stays at the head of the input
-//! buffer. Serialisation, the cut-through tail and credits follow the bytes actually sent. A
+//! it may start when the downstream VC has credit for half its buffer ([`crate::min_part`]):
+//! then its first whole packets that fit go as a unit of their own and the rest stays at the
+//! head of the input buffer. Serialisation, the cut-through tail and credits follow the bytes actually sent. A
 //! unit of one packet is the packet model above.
 
 use crate::graph::Peer;
@@ -481,12 +481,12 @@ impl<P> Router<P> {
     }
 
     /// Downstream credit (bytes) a buffered unit needs to start on its output: all of it for a
-    /// packet, one packet for a unit of several packets (the part that fits goes, the rest
-    /// stays at the head, [`Router::transmit`]).
+    /// packet, the smallest part ([`crate::min_part`], half the buffer) for a unit of several
+    /// packets (the part that fits goes, the rest stays at the head, [`Router::transmit`]).
     #[inline]
     fn start_cost(&self, pkt: &Packet) -> u32 {
         if pkt.span > 1 {
-            self.params.packet_size.min(pkt.cost())
+            self.params.min_part.min(pkt.cost())
         } else {
             pkt.cost()
         }
@@ -730,12 +730,36 @@ impl<P> Router<P> {
             }
         }
         let up = self.ports[in_port].rt;
+        let freed = if b.pkt.span > 1 {
+            self.unit_freed(start, end, cost, rt.bandwidth, up.bandwidth)
+        } else {
+            end
+        };
         let credit = NetEvent::Credit {
             port: up.peer_port,
             vc: in_vc,
             bytes: cost,
         };
-        ctx.send(up.peer_lp, end - now + up.latency, E::from(credit));
+        ctx.send(up.peer_lp, freed - now + up.latency, E::from(credit));
+    }
+
+    /// When a unit of `cost` bytes of several packets, sent on an output of `out_bw` bytes/s
+    /// from `start` to `end`, returns its buffer space upstream (one credit for all of it): the
+    /// earliest time at which the upstream sender, streaming a new unit into that space at its
+    /// link's `in_bw` as soon as the credit arrives, sends no packet sooner than the credits of
+    /// the departing packets, freed one by one as each packet's tail leaves, would have let it.
+    /// Packet `i` (from 1) frees its space at `start + i * ser_out(packet)` and the sender needs
+    /// `ser_in(packet)` per packet, so the binding packet is the first when the input link is
+    /// no faster than the output and the last otherwise. A unit of one packet returns its credit
+    /// at `end`, as a packet does.
+    #[inline]
+    fn unit_freed(&self, start: Time, end: Time, cost: u32, out_bw: u64, in_bw: u64) -> Time {
+        let first = self.params.packet_size.min(cost);
+        let first_out = serialisation(u64::from(first), out_bw);
+        let rest_in = serialisation(u64::from(cost - first), in_bw);
+        (start + first_out)
+            .max(end.saturating_sub(rest_in))
+            .min(end)
     }
 
     /// Ejects packet (or unit) `pkt` of a message of several packets: adds it to the message's
