@@ -8,7 +8,10 @@
 //! included), runs it and reduces the results.
 //!
 //! A second case runs the same with the experimental flow model (`network.model = "flow"`,
-//! 4 MiB packets: one flow per message, docs/network.md §2c), to track what it saves.
+//! 4 MiB packets: one flow per message, docs/network.md §2c), to track what it saves. A third
+//! runs it on 4 KiB packets moved in 64 KiB units (`simulation.unit_size`, docs/network.md
+//! "Units"), the model that matches 4 KiB packets within their seed-to-seed spread on this
+//! case at a ninth of their events.
 //!
 //! Run with `cargo bench -p bbsim-benches --bench study`.
 
@@ -47,6 +50,19 @@ fn study_gtc(c: &mut Criterion) {
     g.bench_function("gtc_summit_global_4MB_per_rank_flow_model", |b| {
         b.iter(|| bbsim_benches::run_scenario_once(&flow))
     });
+    let units = load_scenario(
+        &path,
+        &[
+            "jobs.0.bytes_per_rank=4MB".to_string(),
+            "simulation.packet_size=4KiB".to_string(),
+            "simulation.unit_size=64KiB".to_string(),
+        ],
+    )
+    .expect("gtc loads with 4 KiB packets in 64 KiB units");
+    g.bench_function(
+        "gtc_summit_global_4MB_per_rank_4KiB_packets_64KiB_units",
+        |b| b.iter(|| bbsim_benches::run_scenario_once(&units)),
+    );
     g.finish();
 }
 

@@ -88,6 +88,8 @@ pub enum NetParam {
     VcBuffer,
     /// Unit size (bytes).
     UnitSize,
+    /// Bytes of a message per routing decision (the diagnostic variant).
+    RoutingBlock,
     /// Virtual channels per port.
     Vcs,
     /// The flow model's packets in flight per terminal.
@@ -268,6 +270,7 @@ impl fmt::Display for NetParam {
             NetParam::BufferPackets => f.write_str("buffer_packets"),
             NetParam::VcBuffer => f.write_str("vc_buffer"),
             NetParam::UnitSize => f.write_str("unit_size"),
+            NetParam::RoutingBlock => f.write_str("routing_block"),
             NetParam::Vcs => f.write_str("vcs"),
             NetParam::FlowWindow => f.write_str("flow_window"),
             NetParam::FlowJitterPpm => f.write_str("flow_jitter_ppm"),

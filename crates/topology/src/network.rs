@@ -100,6 +100,28 @@ pub fn min_part(packet_size: u32, buffer_bytes: u32) -> u32 {
     (buffer_bytes / 2 / packet_size).max(1) * packet_size
 }
 
+/// Packets per routing decision ([`NetworkConfig::routing_block`]), checked: a whole number of
+/// packets, at most [`MAX_UNIT_PACKETS`]; 1 when unset.
+fn routing_block(cfg: &NetworkConfig) -> Result<u16, NetError> {
+    let Some(b) = cfg.routing_block else {
+        return Ok(1);
+    };
+    let ps = cfg.packet_size;
+    u16::try_from(b / ps)
+        .ok()
+        .filter(|&k| b >= ps && b % ps == 0 && k >= 1)
+        .ok_or_else(|| {
+            NetError::invalid(
+                NetParam::RoutingBlock,
+                format!(
+                    "a whole number of packets (packet_size = {ps} bytes), at most \
+                     {MAX_UNIT_PACKETS} packets"
+                ),
+                format!("{b} bytes"),
+            )
+        })
+}
+
 /// The unit size in bytes: `unit_size`, checked, or one packet.
 fn unit_size(cfg: &NetworkConfig) -> Result<u32, NetError> {
     let Some(u) = cfg.unit_size else {
@@ -182,6 +204,13 @@ pub struct NetworkConfig {
     /// (the default): one packet, every packet on its own.
     #[serde(default)]
     pub unit_size: Option<u32>,
+    /// A diagnostic variant of the packet model, to measure what coarse routing decisions alone
+    /// change: each router decides the route of a message's packets (adaptive up-port, UGAL)
+    /// once per this many bytes, the first packet of every block deciding and the next ones
+    /// following it. A whole number of packets; `None` (the default): every packet decides.
+    /// Units decide per unit whatever this says.
+    #[serde(default)]
+    pub routing_block: Option<u32>,
     /// Router delay (routing and switch traversal) in ps. Default 90 ns.
     #[serde(default = "default_router_delay")]
     pub router_delay: Time,
@@ -238,6 +267,7 @@ impl NetworkConfig {
             buffer_packets: default_buffer_packets(),
             vc_buffer: None,
             unit_size: None,
+            routing_block: None,
             router_delay: default_router_delay(),
             ugal_threshold: default_ugal_threshold(),
             vcs: None,
@@ -267,6 +297,9 @@ pub struct RouterParams {
     pub unit_size: u32,
     /// Smallest part (bytes) a unit is split into when credit is short ([`min_part`]).
     pub min_part: u32,
+    /// Packets of a message per routing decision at each router
+    /// ([`NetworkConfig::routing_block`]; 1: every packet decides).
+    pub routing_block: u16,
     /// Router delay in ps.
     pub router_delay: Time,
     /// Virtual channels per port (set by the routing algorithm).
@@ -440,6 +473,7 @@ impl Network {
                 buffer_bytes,
                 unit_size,
                 min_part: min_part(cfg.packet_size, buffer_bytes),
+                routing_block: routing_block(cfg)?,
                 router_delay: cfg.router_delay,
                 vcs,
                 ugal_threshold: cfg.ugal_threshold,

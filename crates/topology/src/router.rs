@@ -28,7 +28,7 @@ use crate::packet::{Assembled, NetEvent, Packet, MAX_ASSEMBLED_PACKETS};
 use crate::routing::{self, Algo};
 use crate::topology::Topology;
 use bbsim_engine::{Ctx, LpId, Time};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 /// Runtime constants of one port.
@@ -103,6 +103,28 @@ struct Buffered<P> {
     /// Bytes of the unit already sent on (its front parts, when credit was short).
     sent: u32,
     payload: Option<P>,
+    out_port: u16,
+    out_vc: u8,
+}
+
+/// The routing fields of a packet that a routing decision reads or writes: the dragonfly's
+/// intermediate group and global slot, the flags, global hops taken and the VC.
+type RouteFields = (u16, u16, u8, u8, u8);
+
+fn route_fields(p: &Packet) -> RouteFields {
+    (p.aux, p.slot, p.flags, p.ghops, p.vc)
+}
+
+/// The routing decision a message's block of packets follows at one router
+/// ([`crate::NetworkConfig::routing_block`]).
+#[derive(Clone, Copy, Debug)]
+struct Block {
+    /// Packets of the block still to come.
+    remaining: u16,
+    /// The deciding packet's routing fields on arrival (a follower must arrive with the same).
+    before: RouteFields,
+    /// Its routing fields after the decision (given to every follower).
+    after: RouteFields,
     out_port: u16,
     out_vc: u8,
 }
@@ -255,6 +277,10 @@ pub struct Router<P> {
     load: Vec<u64>,
     /// Dragonfly global-slot candidates per destination (routing memo).
     slots: routing::dragonfly::SlotCache,
+    /// The routing-block variant ([`crate::NetworkConfig::routing_block`]): the decision of each
+    /// message's current block of packets at this router, by (source, sequence, input port).
+    /// Empty when every packet decides. Looked up by key only, never iterated.
+    blocks: HashMap<(u32, u32, u16), Block>,
     /// Per output port, the messages of several packets partly sent to its terminal (see
     /// [`Router::eject`]; empty for ports to routers).
     assembly: Vec<PortAssembly<P>>,
@@ -343,6 +369,7 @@ impl<P> Router<P> {
             credits,
             load: vec![0; n],
             slots: Default::default(),
+            blocks: HashMap::new(),
             assembly: (0..n).map(|_| PortAssembly::default()).collect(),
             stats: RouterStats::with_ports(n),
         }
@@ -416,6 +443,8 @@ impl<P> Router<P> {
         let dst = self.topo.wiring().terminals[pkt.dst as usize];
         let (out_port, out_vc) = if dst.router == self.id {
             (dst.port, 0)
+        } else if self.params.routing_block > 1 && pkt.span <= 1 {
+            self.route_in_blocks(&mut pkt, dst.router, payload.is_some(), ctx)
         } else {
             routing::route(
                 &self.topo,
@@ -464,6 +493,56 @@ impl<P> Router<P> {
         if self.inputs[idx].queue.len() == 1 {
             self.head_ready(idx, ctx);
         }
+    }
+
+    /// Routes `pkt` under the routing-block variant: a packet that continues its message's
+    /// current block here (same input port, same routing fields on arrival) takes the block's
+    /// decision; any other decides as usual and opens a block. The message's last packet
+    /// (`last`) closes its block.
+    fn route_in_blocks<E>(
+        &mut self,
+        pkt: &mut Packet,
+        dst_router: u32,
+        last: bool,
+        ctx: &mut Ctx<'_, E>,
+    ) -> (u16, u8) {
+        let key = (pkt.src, pkt.seq, pkt.in_port);
+        let before = route_fields(pkt);
+        if let Some(b) = self.blocks.get_mut(&key).filter(|b| b.before == before) {
+            (pkt.aux, pkt.slot, pkt.flags, pkt.ghops, pkt.vc) = b.after;
+            let out = (b.out_port, b.out_vc);
+            b.remaining -= 1;
+            if b.remaining == 0 || last {
+                self.blocks.remove(&key);
+            }
+            return out;
+        }
+        let (out_port, out_vc) = routing::route(
+            &self.topo,
+            self.algo,
+            self.id,
+            dst_router,
+            pkt,
+            &self.load,
+            ctx.rng(),
+            self.params.ugal_threshold,
+            &mut self.slots,
+        );
+        if last {
+            self.blocks.remove(&key);
+        } else {
+            self.blocks.insert(
+                key,
+                Block {
+                    remaining: self.params.routing_block - 1,
+                    before,
+                    after: route_fields(pkt),
+                    out_port,
+                    out_vc,
+                },
+            );
+        }
+        (out_port, out_vc)
     }
 
     /// The VC of `port` with the most free downstream buffer (lowest index on ties).

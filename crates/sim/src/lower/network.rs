@@ -309,6 +309,15 @@ pub fn compute_network(s: &Scenario, map: &SourceMap) -> Result<NetworkConfig, D
     cfg.packet_size = packet;
     cfg.vc_buffer = Some(vc_buffer);
     cfg.unit_size = unit;
+    if let Some(b) = n.routing_block {
+        if n.model != NetModel::Packet {
+            return Err(map.error_at(
+                "network.routing_block",
+                "applies to the packet model only (network.model = \"packet\")",
+            ));
+        }
+        cfg.routing_block = Some(u32::try_from(b.0).unwrap_or(u32::MAX));
+    }
     Ok(cfg)
 }
 
@@ -416,6 +425,7 @@ fn scenario_key(param: &NetParam) -> &'static str {
         NetParam::PacketSize => "simulation.packet_size",
         NetParam::BufferPackets | NetParam::VcBuffer => "network.vc_buffer",
         NetParam::UnitSize => "simulation.unit_size",
+        NetParam::RoutingBlock => "network.routing_block",
         NetParam::FlowWindow => "network.flow_window",
         NetParam::FlowJitterPpm => "network.flow_jitter",
         NetParam::LinkBandwidth => "network",

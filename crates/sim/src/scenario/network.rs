@@ -85,6 +85,11 @@ pub struct NetworkSection {
     /// unit sizes; it must hold at least one packet.
     #[serde(default)]
     pub vc_buffer: Option<Bytes>,
+    /// A diagnostic variant of the packet model: every router decides the route of a
+    /// message's packets once per this many bytes (a whole number of packets), the first packet
+    /// of each block deciding for the rest. Default: every packet decides.
+    #[serde(default)]
+    pub routing_block: Option<Bytes>,
     /// Messages of at most this size (wire bytes: data plus the 64 B storage header) skip the
     /// packet model and arrive after the zero-load latency of their minimal route, without
     /// occupying links or buffers: "64B" bypasses write acknowledgements and read requests.

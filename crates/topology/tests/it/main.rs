@@ -11,6 +11,7 @@ mod large_packets;
 mod nic_events;
 mod partitions;
 mod path;
+mod routing_block;
 mod topologies;
 mod traffic;
 mod units;

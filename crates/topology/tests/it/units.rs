@@ -65,6 +65,24 @@ fn heavy(terminals: u32) -> Vec<Vec<Msg>> {
         .collect()
 }
 
+/// An incast on the 16-terminal fat-tree: terminals 1-15 each send 1 MiB to terminal 0 at once.
+fn incast() -> Vec<Vec<Msg>> {
+    (0..16u32)
+        .map(|s| {
+            if s == 0 {
+                Vec::new()
+            } else {
+                vec![Msg {
+                    at: 0,
+                    dst: 0,
+                    bytes: 1 << 20,
+                    payload: u64::from(s),
+                }]
+            }
+        })
+        .collect()
+}
+
 /// Runs `scripts` on `net` with `threads`: deliveries sorted by message, router statistics,
 /// events handled.
 fn run_all(
@@ -158,20 +176,7 @@ fn units_short_of_credit_go_in_parts_of_at_least_half_a_buffer() {
     // parts leave. A unit that finds less than half a buffer (24 KiB) of credit waits for it,
     // so what the links carry averages at least 8 packets a send; sending whatever fits at
     // once brings that down to about 6.5.
-    let scripts: Vec<Vec<Msg>> = (0..16u32)
-        .map(|s| {
-            if s == 0 {
-                Vec::new()
-            } else {
-                vec![Msg {
-                    at: 0,
-                    dst: 0,
-                    bytes: 1 << 20,
-                    payload: u64::from(s),
-                }]
-            }
-        })
-        .collect();
+    let scripts = incast();
     let n = with_units(
         net(fat_tree_16(), Routing::Adaptive),
         Some(64 * KIB),
@@ -320,20 +325,7 @@ fn coarse_units_on_an_incast_take_far_fewer_events() {
     // units, 16 units per message (more where credit is short and a unit splits). The
     // events per byte fall by up to the 16 packets per unit; splits at the congested hops
     // give some back, so at least a factor 8 remains.
-    let scripts: Vec<Vec<Msg>> = (0..16u32)
-        .map(|s| {
-            if s == 0 {
-                Vec::new()
-            } else {
-                vec![Msg {
-                    at: 0,
-                    dst: 0,
-                    bytes: 1 << 20,
-                    payload: u64::from(s),
-                }]
-            }
-        })
-        .collect();
+    let scripts = incast();
     let cfg = net(fat_tree_16(), Routing::Adaptive);
     let packets = with_units(cfg.clone(), None, 64 * KIB);
     let units = with_units(cfg, Some(64 * KIB), 64 * KIB);

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Network units against small packets: the convergence suite.
+
+Every case runs with the physical packet moved one packet at a time (the reference) and in
+units of each size given, over several seeds, and the script prints a Markdown table: each
+figure's mean over the seeds, its difference from the reference's mean, the tolerance and
+whether the row meets it, and the events against the reference's.
+
+Two kinds of case:
+  micro-benchmarks   `bbsim net` on scenarios/convergence/<name>.toml (incast, a victim flow
+                     behind a hot server, an 18-to-18 edge-switch fan-in, a 2:1 taper, the
+                     dragonfly worst case under UGAL): completion throughput (bytes delivered
+                     over the time of the last delivery), mean message latency, hops and the
+                     non-minimal share, and the victim flow's mean latency where there is one.
+  study runs         scenarios/<system-placement>.toml with the jobs of
+                     scenarios/study/<mix>.toml, composed as study/reproduce-study.sh does, with
+                     the reduction given by --set: job 0's I/O phase length and mean time in
+                     I/O, hops and the non-minimal share.
+
+Tolerances: throughput 3 %, latency 5 %, I/O phase and mean time in I/O 5 %, hops 1 %,
+non-minimal share 3 points; each widened to twice the reference's seed-to-seed spread (the
+sample standard deviation over the seeds) where that is larger.
+
+  scripts/units-convergence.py [--bbsim target/release/bbsim] [--micro NAME ...]
+      [--study SYSTEM-PLACEMENT:MIX ...] [--units 64KiB 256KiB] [--packet 4KiB]
+      [--seeds 1 2 3] [--set KEY=VALUE ...] [--variant LABEL:KEY=VALUE ...] [--jobs N]
+      [--out DIR]
+
+A variant is a row of the reference packet model with one more override, for finding what
+drives a difference: `--variant "route per 64KiB:network.routing_block=64KiB"` decides routes
+once per 64 KiB of a message, as units do, but moves 4 KiB packets.
+
+The table goes to stdout; every run's figures go to runs.csv in the output directory (a new
+temporary directory unless --out names one), which is named on stderr.
+"""
+
+import argparse
+import concurrent.futures
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MICRO = ["incast", "victim", "edge-fan-in", "taper", "dragonfly-worst-case"]
+STUDY = ["summit-global:gtc", "edison-global:gtc"]
+
+# (key, label, kind, tolerance): kind "rel" compares relative differences (tolerance in %),
+# "points" compares fractions in percentage points.
+MICRO_FIGURES = [
+    ("throughput", "throughput (GB/s)", "rel", 3.0),
+    ("latency", "mean latency (us)", "rel", 5.0),
+    ("victim", "victim latency (us)", "rel", 5.0),
+    ("hops", "hops", "rel", 1.0),
+    ("nonminimal", "non-minimal (%)", "points", 3.0),
+]
+STUDY_FIGURES = [
+    ("phase", "I/O phase (ms)", "rel", 5.0),
+    ("mean", "mean time in I/O (ms)", "rel", 5.0),
+    ("hops", "hops", "rel", 1.0),
+    ("nonminimal", "non-minimal (%)", "points", 3.0),
+]
+
+
+def fail(msg):
+    print(f"units-convergence: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def compose(out, system, mix, packet):
+    """A scenario with the system and placement of `system` and the jobs of `mix`."""
+    sys_path = os.path.join(ROOT, "scenarios", f"{system}.toml")
+    mix_path = os.path.join(ROOT, "scenarios", "study", f"{mix}.toml")
+    for p in (sys_path, mix_path):
+        if not os.path.isfile(p):
+            fail(f"no {os.path.relpath(p, ROOT)}")
+    with open(mix_path) as f:
+        lines = f.read().splitlines()
+    start = next((i for i, l in enumerate(lines) if l.strip() == "[[jobs]]"), None)
+    if start is None:
+        fail(f"{os.path.relpath(mix_path, ROOT)} has no [[jobs]]")
+    path = os.path.join(out, f"{system}-{mix}.toml")
+    with open(path, "w") as f:
+        f.write(f'include = "{sys_path}"\nname = "units-{system}-{mix}"\n')
+        f.write(f'[simulation]\npacket_size = "{packet}"\n')
+        f.write("\n".join(lines[start:]) + "\n")
+    return path
+
+
+def run_one(bbsim, case, row, seed, sets, threads, out):
+    """Runs one case as `row` (a unit size, or a variant: label, packet and override) with one
+    seed; returns its figures."""
+    kind, name, scenario = case
+    unit, extra = (row[1], [row[2]]) if isinstance(row, tuple) else (row, [])
+    sets = sets + extra
+    label = row[0] if isinstance(row, tuple) else row
+    tag = f"{name}-{label}-s{seed}".replace(":", "-").replace(" ", "-").replace("/", "-")
+    # `bbsim net` runs on one thread unless told otherwise: these networks are small.
+    threads = 1 if kind == "micro" else threads
+    common = ["--threads", str(threads), "--set", f"simulation.unit_size={unit}",
+              "--set", f"simulation.seed={seed}"]
+    if kind == "micro":
+        cmd = [bbsim, "net", scenario, "--json"] + common
+        for s in sets:
+            cmd += ["--set", s]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            fail(f"{' '.join(cmd)} failed:\n{res.stderr}")
+        r = json.loads(res.stdout)
+        fig = {
+            "throughput": r["bytes_delivered"] / r["sim_end_ps"] * 1e12 / 1e9,
+            "latency": r["avg_latency_ns"] / 1e3,
+            "hops": r["avg_hops"],
+            "nonminimal": 100 * r["nonminimal_fraction"],
+            "events": r["events"],
+            "wall": r["wall_seconds"],
+        }
+        if r.get("victim"):
+            fig["victim"] = r["victim"]["avg_latency_ns"] / 1e3
+        return fig
+    d = os.path.join(out, tag)
+    cmd = [bbsim, "run", scenario, "--quiet", "--out", d,
+           "--set", "outputs.timeline=false"] + common
+    for s in sets:
+        cmd += ["--set", s]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        fail(f"{' '.join(cmd)} failed:\n{res.stderr}")
+    with open(os.path.join(d, "summary.json")) as f:
+        s = json.load(f)
+    j = s["jobs"][0]
+    return {
+        "phase": j["io_phase_s"] * 1e3,
+        "mean": j["time_in_io_mean_s"] * 1e3,
+        "hops": j["avg_hops"],
+        "nonminimal": 100 * j["nonminimal_fraction"],
+        "events": s["run"]["events"],
+        "wall": s["run"]["wall_s"],
+    }
+
+
+def spread(values):
+    return statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bbsim", default=os.path.join(ROOT, "target", "release", "bbsim"))
+    ap.add_argument("--micro", nargs="*", default=MICRO,
+                    help="micro-benchmarks (scenarios/convergence/NAME.toml)")
+    ap.add_argument("--study", nargs="*", default=STUDY,
+                    help="study runs as SYSTEM-PLACEMENT:MIX")
+    ap.add_argument("--units", nargs="+", default=["64KiB", "256KiB"])
+    ap.add_argument("--packet", default="4KiB", help="the physical packet (the reference's unit)")
+    ap.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
+    ap.add_argument("--set", dest="sets", action="append",
+                    help="override for the study runs (default jobs.0.bytes_per_rank=4MB)")
+    ap.add_argument("--variant", action="append", default=[],
+                    help="LABEL:KEY=VALUE, a row of the reference with one more override")
+    ap.add_argument("--jobs", type=int, default=1, help="runs at once (each on one thread)")
+    ap.add_argument("--out", help="directory for the runs (default: a new temporary one)")
+    a = ap.parse_args()
+    if not (os.path.isfile(a.bbsim) and os.access(a.bbsim, os.X_OK)):
+        fail(f"{a.bbsim}: not an executable (cargo build --release)")
+    sets = a.sets if a.sets is not None else ["jobs.0.bytes_per_rank=4MB"]
+    out = a.out or tempfile.mkdtemp(prefix="bbsim-units.")
+    os.makedirs(out, exist_ok=True)
+    print(f"units-convergence: runs in {out}", file=sys.stderr)
+
+    cases = []
+    for m in a.micro:
+        p = os.path.join(ROOT, "scenarios", "convergence", f"{m}.toml")
+        if not os.path.isfile(p):
+            fail(f"no scenarios/convergence/{m}.toml")
+        cases.append(("micro", m, p))
+    for c in a.study:
+        if ":" not in c:
+            fail(f"study case `{c}`: expected SYSTEM-PLACEMENT:MIX")
+        system, mix = c.split(":", 1)
+        cases.append(("study", f"{system} {mix}", compose(out, system, mix, a.packet)))
+
+    units = [a.packet] + [u for u in a.units if u != a.packet]
+    for v in a.variant:
+        label, sep, override = v.partition(":")
+        if not sep or "=" not in override:
+            fail(f"--variant `{v}`: expected LABEL:KEY=VALUE")
+        units.append((label, a.packet, override))
+    threads = 1 if a.jobs > 1 else "auto"
+    work = [(c, u, s) for c in cases for u in units for s in a.seeds]
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        futures = {
+            pool.submit(run_one, a.bbsim, c, u, s,
+                        [] if c[0] == "micro" else sets, threads, out):
+            (c[1], u[0] if isinstance(u, tuple) else u, s)
+            for c, u, s in work
+        }
+        for f in concurrent.futures.as_completed(futures):
+            results[futures[f]] = f.result()
+
+    with open(os.path.join(out, "runs.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        keys = sorted({k for r in results.values() for k in r})
+        w.writerow(["case", "unit", "seed"] + keys)
+        for (c, u, s), r in sorted(results.items()):
+            w.writerow([c, u, s] + [r.get(k, "") for k in keys])
+
+    seeds = len(a.seeds)
+    print(f"Means over {seeds} seed(s); Δ against {a.packet} packets; tolerance in brackets "
+          "(the larger of the fixed one and twice the reference's seed-to-seed spread).\n")
+    for kind, figures in (("micro", MICRO_FIGURES), ("study", STUDY_FIGURES)):
+        rows = [c for c in cases if c[0] == kind]
+        if not rows:
+            continue
+        head = ["case", "unit"] + [lab for _, lab, _, _ in figures] + \
+            ["events (M)", "events ÷", "wall (s)", "verdict"]
+        print("| " + " | ".join(head) + " |")
+        print("|---|---|" + "---:|" * (len(head) - 3) + "---|")
+        for _, name, _ in rows:
+            ref = [results[(name, a.packet, s)] for s in a.seeds]
+            for row in units:
+                u = row[0] if isinstance(row, tuple) else row
+                runs = [results[(name, u, s)] for s in a.seeds]
+                cells, misses = [], []
+                for key, lab, how, tol in figures:
+                    if key not in runs[0]:
+                        cells.append("")
+                        continue
+                    m = statistics.mean(r[key] for r in runs)
+                    r0 = statistics.mean(r[key] for r in ref)
+                    sd = spread([r[key] for r in ref])
+                    if how == "rel":
+                        t = max(tol, 200 * sd / r0 if r0 else 0.0)
+                        dlt = 100 * (m - r0) / r0 if r0 else 0.0
+                        unit_s = "%"
+                    else:
+                        t = max(tol, 2 * sd)
+                        dlt = m - r0
+                        unit_s = " pt"
+                    if u == a.packet:
+                        cells.append(f"{m:.4g} [±{t:.1f}{unit_s}]")
+                    else:
+                        cells.append(f"{m:.4g} ({dlt:+.1f}{unit_s})")
+                        if abs(dlt) > t:
+                            misses.append(f"{lab.split(' (')[0]} {dlt:+.1f}{unit_s} (±{t:.1f})")
+                ev = statistics.mean(r["events"] for r in runs)
+                ev0 = statistics.mean(r["events"] for r in ref)
+                wall = statistics.mean(r["wall"] for r in runs)
+                verdict = "reference" if u == a.packet else (
+                    "within" if not misses else "misses: " + "; ".join(misses))
+                print(f"| {name} | {u} | " + " | ".join(cells) +
+                      f" | {ev / 1e6:.2f} | {ev0 / ev:.1f} | {wall:.1f} | {verdict} |")
+        print()
+
+
+if __name__ == "__main__":
+    main()
