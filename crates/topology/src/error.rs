@@ -90,6 +90,8 @@ pub enum NetParam {
     UnitSize,
     /// Bytes of a message per routing decision (the diagnostic variant).
     RoutingBlock,
+    /// Bytes of a message per burst of grants (the diagnostic variant).
+    GrantBlock,
     /// Virtual channels per port.
     Vcs,
     /// The flow model's packets in flight per terminal.
@@ -271,6 +273,7 @@ impl fmt::Display for NetParam {
             NetParam::VcBuffer => f.write_str("vc_buffer"),
             NetParam::UnitSize => f.write_str("unit_size"),
             NetParam::RoutingBlock => f.write_str("routing_block"),
+            NetParam::GrantBlock => f.write_str("grant_block"),
             NetParam::Vcs => f.write_str("vcs"),
             NetParam::FlowWindow => f.write_str("flow_window"),
             NetParam::FlowJitterPpm => f.write_str("flow_jitter_ppm"),

@@ -100,10 +100,11 @@ pub fn min_part(packet_size: u32, buffer_bytes: u32) -> u32 {
     (buffer_bytes / 2 / packet_size).max(1) * packet_size
 }
 
-/// Packets per routing decision ([`NetworkConfig::routing_block`]), checked: a whole number of
-/// packets, at most [`MAX_UNIT_PACKETS`]; 1 when unset.
-fn routing_block(cfg: &NetworkConfig) -> Result<u16, NetError> {
-    let Some(b) = cfg.routing_block else {
+/// Packets in a block of `bytes` ([`NetworkConfig::routing_block`],
+/// [`NetworkConfig::grant_block`]), checked: a whole number of packets, at most
+/// [`MAX_UNIT_PACKETS`]; 1 when unset.
+fn packets_per(cfg: &NetworkConfig, bytes: Option<u32>, param: NetParam) -> Result<u16, NetError> {
+    let Some(b) = bytes else {
         return Ok(1);
     };
     let ps = cfg.packet_size;
@@ -112,7 +113,7 @@ fn routing_block(cfg: &NetworkConfig) -> Result<u16, NetError> {
         .filter(|&k| b >= ps && b % ps == 0 && k >= 1)
         .ok_or_else(|| {
             NetError::invalid(
-                NetParam::RoutingBlock,
+                param,
                 format!(
                     "a whole number of packets (packet_size = {ps} bytes), at most \
                      {MAX_UNIT_PACKETS} packets"
@@ -211,6 +212,19 @@ pub struct NetworkConfig {
     /// Units decide per unit whatever this says.
     #[serde(default)]
     pub routing_block: Option<u32>,
+    /// A diagnostic variant of the packet model, to measure what granting an output in turns
+    /// of a unit changes: an output that grants a message's packet keeps granting that
+    /// message's next packets, while they wait there with credit, up to this many bytes, before
+    /// round-robin moves on. A whole number of packets; `None` (the default): round-robin per
+    /// packet.
+    #[serde(default)]
+    pub grant_block: Option<u32>,
+    /// A diagnostic variant of the packet model, to measure what credits returned in a unit's
+    /// size change: each input buffer holds back the space freed by departing packets until
+    /// this many bytes are due or the buffer is empty, then returns them as one credit.
+    /// `None` (the default): every packet's credit goes back when it leaves.
+    #[serde(default)]
+    pub credit_batch: Option<u32>,
     /// Router delay (routing and switch traversal) in ps. Default 90 ns.
     #[serde(default = "default_router_delay")]
     pub router_delay: Time,
@@ -268,6 +282,8 @@ impl NetworkConfig {
             vc_buffer: None,
             unit_size: None,
             routing_block: None,
+            grant_block: None,
+            credit_batch: None,
             router_delay: default_router_delay(),
             ugal_threshold: default_ugal_threshold(),
             vcs: None,
@@ -300,6 +316,10 @@ pub struct RouterParams {
     /// Packets of a message per routing decision at each router
     /// ([`NetworkConfig::routing_block`]; 1: every packet decides).
     pub routing_block: u16,
+    /// Packets per burst of grants ([`NetworkConfig::grant_block`]; 1: round-robin per packet).
+    pub grant_block: u16,
+    /// Bytes of credit returned at once ([`NetworkConfig::credit_batch`]; 0: every packet's).
+    pub credit_batch: u32,
     /// Router delay in ps.
     pub router_delay: Time,
     /// Virtual channels per port (set by the routing algorithm).
@@ -473,7 +493,9 @@ impl Network {
                 buffer_bytes,
                 unit_size,
                 min_part: min_part(cfg.packet_size, buffer_bytes),
-                routing_block: routing_block(cfg)?,
+                routing_block: packets_per(cfg, cfg.routing_block, NetParam::RoutingBlock)?,
+                grant_block: packets_per(cfg, cfg.grant_block, NetParam::GrantBlock)?,
+                credit_batch: cfg.credit_batch.unwrap_or(0),
                 router_delay: cfg.router_delay,
                 vcs,
                 ugal_threshold: cfg.ugal_threshold,

@@ -69,6 +69,11 @@ struct OutState {
     rr: u32,
     /// How many input VCs' head packets wait for this port (bits set in its request mask).
     waiting: u32,
+    /// The grant-block variant ([`crate::NetworkConfig::grant_block`]): the message
+    /// (`src << 32 | seq`) that holds the port's current burst of grants.
+    burst_msg: u64,
+    /// Grants left in the current burst.
+    burst_left: u16,
 }
 
 /// What arbitration needs of an input VC's head packet while it waits for its output port
@@ -281,6 +286,9 @@ pub struct Router<P> {
     /// message's current block of packets at this router, by (source, sequence, input port).
     /// Empty when every packet decides. Looked up by key only, never iterated.
     blocks: HashMap<(u32, u32, u16), Block>,
+    /// The credit-batch variant ([`crate::NetworkConfig::credit_batch`]): buffer space freed
+    /// per input VC and not yet returned upstream (bytes; empty when credits go at once).
+    held_credit: Vec<u32>,
     /// Per output port, the messages of several packets partly sent to its terminal (see
     /// [`Router::eject`]; empty for ports to routers).
     assembly: Vec<PortAssembly<P>>,
@@ -348,6 +356,11 @@ impl<P> Router<P> {
         let cluster = topo.router_cluster(id);
         let inputs = n * vcs as usize;
         let mask_words = inputs.div_ceil(64).max(1);
+        let held_credit = if params.credit_batch > 0 {
+            vec![0; inputs]
+        } else {
+            Vec::new()
+        };
         Router {
             id,
             class,
@@ -370,6 +383,7 @@ impl<P> Router<P> {
             load: vec![0; n],
             slots: Default::default(),
             blocks: HashMap::new(),
+            held_credit,
             assembly: (0..n).map(|_| PortAssembly::default()).collect(),
             stats: RouterStats::with_ports(n),
         }
@@ -642,12 +656,35 @@ impl<P> Router<P> {
         }
         self.request_mask[port * self.mask_words + idx / 64] &= !(1 << (idx % 64));
         self.ports[port].out.waiting -= 1;
-        self.ports[port].out.rr = (idx as u32 + 1) % n;
+        let stay = self.params.grant_block > 1 && self.burst(port, idx);
+        self.ports[port].out.rr = if stay {
+            idx as u32
+        } else {
+            (idx as u32 + 1) % n
+        };
         self.transmit(idx, ctx);
         if self.ports[port].out.waiting > 0 {
             self.ensure_wake(port, ctx);
         }
         Some(idx)
+    }
+
+    /// The grant-block variant: counts the grant of `port` to input `idx` in the port's burst
+    /// (a new burst when another message's packet wins) and says whether the round-robin
+    /// pointer should stay on `idx`, so that its message's next packet wins again while it
+    /// waits with credit and the burst lasts.
+    fn burst(&mut self, port: usize, idx: usize) -> bool {
+        let msg = self.inputs[idx].queue.front().map_or(u64::MAX, |b| {
+            u64::from(b.pkt.src) << 32 | u64::from(b.pkt.seq)
+        });
+        let o = &mut self.ports[port].out;
+        if o.burst_msg == msg && o.burst_left > 0 {
+            o.burst_left -= 1;
+        } else {
+            o.burst_msg = msg;
+            o.burst_left = self.params.grant_block - 1;
+        }
+        o.burst_left > 0
     }
 
     /// The waiting input of `port` that round-robin arbitration grants next: the first set bit
@@ -814,10 +851,21 @@ impl<P> Router<P> {
         } else {
             end
         };
+        let mut bytes = cost;
+        if self.params.credit_batch > 0 {
+            // The credit-batch variant: hold the freed space until a batch is due or the
+            // input buffer is empty (so nothing waits on a credit held back for good).
+            let i = in_port * vcs + usize::from(in_vc);
+            self.held_credit[i] += cost;
+            if self.held_credit[i] < self.params.credit_batch && !self.inputs[i].queue.is_empty() {
+                return;
+            }
+            bytes = std::mem::take(&mut self.held_credit[i]);
+        }
         let credit = NetEvent::Credit {
             port: up.peer_port,
             vc: in_vc,
-            bytes: cost,
+            bytes,
         };
         ctx.send(up.peer_lp, freed - now + up.latency, E::from(credit));
     }

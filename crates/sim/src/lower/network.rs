@@ -309,14 +309,30 @@ pub fn compute_network(s: &Scenario, map: &SourceMap) -> Result<NetworkConfig, D
     cfg.packet_size = packet;
     cfg.vc_buffer = Some(vc_buffer);
     cfg.unit_size = unit;
-    if let Some(b) = n.routing_block {
+    for (key, value, field) in [
+        (
+            "network.routing_block",
+            n.routing_block,
+            &mut cfg.routing_block,
+        ),
+        ("network.grant_block", n.grant_block, &mut cfg.grant_block),
+        (
+            "network.credit_batch",
+            n.credit_batch,
+            &mut cfg.credit_batch,
+        ),
+    ] {
+        let Some(b) = value else { continue };
         if n.model != NetModel::Packet {
             return Err(map.error_at(
-                "network.routing_block",
+                key,
                 "applies to the packet model only (network.model = \"packet\")",
             ));
         }
-        cfg.routing_block = Some(u32::try_from(b.0).unwrap_or(u32::MAX));
+        if b.0 == 0 || b.0 > u64::from(u32::MAX / 2) {
+            return Err(map.error_at(key, "must be 1B to 2GiB"));
+        }
+        *field = Some(b.0 as u32);
     }
     Ok(cfg)
 }
@@ -426,6 +442,7 @@ fn scenario_key(param: &NetParam) -> &'static str {
         NetParam::BufferPackets | NetParam::VcBuffer => "network.vc_buffer",
         NetParam::UnitSize => "simulation.unit_size",
         NetParam::RoutingBlock => "network.routing_block",
+        NetParam::GrantBlock => "network.grant_block",
         NetParam::FlowWindow => "network.flow_window",
         NetParam::FlowJitterPpm => "network.flow_jitter",
         NetParam::LinkBandwidth => "network",

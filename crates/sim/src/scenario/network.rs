@@ -90,6 +90,15 @@ pub struct NetworkSection {
     /// of each block deciding for the rest. Default: every packet decides.
     #[serde(default)]
     pub routing_block: Option<Bytes>,
+    /// A diagnostic variant of the packet model: an output keeps granting the message it
+    /// granted, while its packets wait there with credit, for up to this many bytes (a whole
+    /// number of packets) before round-robin moves on. Default: round-robin per packet.
+    #[serde(default)]
+    pub grant_block: Option<Bytes>,
+    /// A diagnostic variant of the packet model: input buffers return freed space upstream in
+    /// credits of this many bytes (or when they empty). Default: every packet's credit.
+    #[serde(default)]
+    pub credit_batch: Option<Bytes>,
     /// Messages of at most this size (wire bytes: data plus the 64 B storage header) skip the
     /// packet model and arrive after the zero-load latency of their minimal route, without
     /// occupying links or buffers: "64B" bypasses write acknowledgements and read requests.
