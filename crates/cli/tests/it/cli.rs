@@ -464,6 +464,27 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             ],
         ),
         (
+            // The packet-model variants take whole packets (4 KiB here) and the packet model.
+            data("tiny-fattree.toml"),
+            vec!["--set", "network.routing_block=6KiB"],
+            vec!["`network.routing_block`", "whole number of packets"],
+        ),
+        (
+            data("tiny-fattree.toml"),
+            vec!["--set", "network.grant_block=1KiB"],
+            vec!["`network.grant_block`", "whole number of packets"],
+        ),
+        (
+            data("tiny-fattree.toml"),
+            vec![
+                "--set",
+                "network.credit_batch=64KiB",
+                "--set",
+                "network.model=path",
+            ],
+            vec!["`network.credit_batch`", "packet model only"],
+        ),
+        (
             data("tiny-fattree.toml"),
             vec!["--set", "network.radx=8"],
             vec!["--set network.radx=8", "did you mean `radix`"],
