@@ -18,8 +18,14 @@
 //! routes, buffers (FIFO), arbitrates and serialises as one, exactly as a packet, except that
 //! it may start when the downstream VC has credit for half its buffer ([`crate::min_part`]):
 //! then its first whole packets that fit go as a unit of their own and the rest stays at the
-//! head of the input buffer. Serialisation, the cut-through tail and credits follow the bytes actually sent. A
-//! unit of one packet is the packet model above.
+//! head of the input buffer. Serialisation and the cut-through tail follow the bytes actually
+//! sent; a unit's buffer space goes back as one credit as soon as its packets' own credits
+//! would have let the sender restart (docs/network.md, "Credits of a unit"). A unit of one
+//! packet is the packet model above.
+//!
+//! Diagnostic variants of the packet model ([`crate::NetworkConfig::routing_block`],
+//! [`crate::NetworkConfig::grant_block`], [`crate::NetworkConfig::credit_batch`]) coarsen one
+//! thing each, routing decisions, output grants or credits, to measure what units change.
 
 use crate::graph::Peer;
 use crate::link::{serialisation, LinkStats};
