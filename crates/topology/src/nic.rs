@@ -413,7 +413,7 @@ impl<P> Nic<P> {
                 // Short of the whole unit: the whole packets that fit (fewer than `want`), once
                 // they make at least the smallest part.
                 let fit = self.credits.saturating_sub(m.header) / ps * ps;
-                if fit == 0 || fit < self.min_part {
+                if fit < self.min_part {
                     return; // a credit will call us again
                 }
                 fit

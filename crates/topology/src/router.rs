@@ -466,17 +466,7 @@ impl<P> Router<P> {
         } else if self.params.routing_block > 1 && pkt.span <= 1 {
             self.route_in_blocks(&mut pkt, dst.router, payload.is_some(), ctx)
         } else {
-            routing::route(
-                &self.topo,
-                self.algo,
-                self.id,
-                dst.router,
-                &mut pkt,
-                &self.load,
-                ctx.rng(),
-                self.params.ugal_threshold,
-                &mut self.slots,
-            )
+            self.decide_route(&mut pkt, dst.router, ctx)
         };
         let cost = pkt.cost();
         let out_vc = if self.lanes && self.ports[usize::from(out_port)].rt.kind == PeerKind::Router
@@ -515,6 +505,28 @@ impl<P> Router<P> {
         }
     }
 
+    /// Decides `pkt`'s output port and VC towards `dst_router` (another router) with the
+    /// network's routing algorithm, from this router's port loads.
+    #[inline]
+    fn decide_route<E>(
+        &mut self,
+        pkt: &mut Packet,
+        dst_router: u32,
+        ctx: &mut Ctx<'_, E>,
+    ) -> (u16, u8) {
+        routing::route(
+            &self.topo,
+            self.algo,
+            self.id,
+            dst_router,
+            pkt,
+            &self.load,
+            ctx.rng(),
+            self.params.ugal_threshold,
+            &mut self.slots,
+        )
+    }
+
     /// Routes `pkt` under the routing-block variant: a packet that continues its message's
     /// current block here (same input port, same routing fields on arrival) takes the block's
     /// decision; any other decides as usual and opens a block. The message's last packet
@@ -537,17 +549,7 @@ impl<P> Router<P> {
             }
             return out;
         }
-        let (out_port, out_vc) = routing::route(
-            &self.topo,
-            self.algo,
-            self.id,
-            dst_router,
-            pkt,
-            &self.load,
-            ctx.rng(),
-            self.params.ugal_threshold,
-            &mut self.slots,
-        );
+        let (out_port, out_vc) = self.decide_route(pkt, dst_router, ctx);
         if last {
             self.blocks.remove(&key);
         } else {
@@ -604,16 +606,15 @@ impl<P> Router<P> {
             let port = usize::from(head.out_port);
             let free = self.ports[port].out.busy_until <= now;
             let cost = self.start_cost(&head.pkt);
-            if free && self.ports[port].out.waiting == 0 && self.has_credit(port, head.out_vc, cost)
-            {
+            let credit = self.has_credit(port, head.out_vc, cost);
+            if free && self.ports[port].out.waiting == 0 && credit {
                 self.transmit(idx, ctx);
                 continue;
             }
-            let no_credit = !self.has_credit(port, head.out_vc, cost);
             self.inputs[idx].request = Request {
                 cost,
                 vc: head.out_vc,
-                no_credit,
+                no_credit: !credit,
                 since: now,
             };
             self.request_mask[port * self.mask_words + idx / 64] |= 1 << (idx % 64);
