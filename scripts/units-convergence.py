@@ -23,12 +23,14 @@ sample standard deviation over the seeds) where that is larger.
 
   scripts/units-convergence.py [--bbsim target/release/bbsim] [--micro NAME ...]
       [--study SYSTEM-PLACEMENT:MIX ...] [--units 64KiB 256KiB] [--packet 4KiB]
-      [--seeds 1 2 3] [--set KEY=VALUE ...] [--variant LABEL:KEY=VALUE ...] [--jobs N]
+      [--seeds 1 2 3] [--set KEY=VALUE ...] [--variant LABEL:KEY=VALUE[,KEY=VALUE] ...] [--jobs N]
       [--out DIR]
 
-A variant is a row of the reference packet model with one more override, for finding what
-drives a difference: `--variant "route per 64KiB:network.routing_block=64KiB"` decides routes
-once per 64 KiB of a message, as units do, but moves 4 KiB packets.
+A variant is a row of the reference packet model with more overrides (comma-separated), for
+finding what drives a difference: `--variant "route per 64KiB:network.routing_block=64KiB"`
+decides routes once per 64 KiB of a message, as units do, but moves 4 KiB packets;
+`--variant "units, 1-packet parts:simulation.unit_size=64KiB,network.min_part=4KiB"` moves
+64 KiB units that leave with whatever credit there is.
 
 The table goes to stdout; every run's figures go to runs.csv in the output directory (a new
 temporary directory unless --out names one), which is named on stderr.
@@ -94,7 +96,7 @@ def run_one(bbsim, case, row, seed, sets, threads, out):
     """Runs one case as `row` (a unit size, or a variant: label, packet and override) with one
     seed; returns its figures."""
     kind, name, scenario = case
-    unit, extra = (row[1], [row[2]]) if isinstance(row, tuple) else (row, [])
+    unit, extra = (row[1], row[2].split(",")) if isinstance(row, tuple) else (row, [])
     sets = sets + extra
     label = row[0] if isinstance(row, tuple) else row
     tag = f"{name}-{label}-s{seed}".replace(":", "-").replace(" ", "-").replace("/", "-")
@@ -185,8 +187,8 @@ def main():
     units = [a.packet] + [u for u in a.units if u != a.packet]
     for v in a.variant:
         label, sep, override = v.partition(":")
-        if not sep or "=" not in override:
-            fail(f"--variant `{v}`: expected LABEL:KEY=VALUE")
+        if not sep or not all("=" in o for o in override.split(",")):
+            fail(f"--variant `{v}`: expected LABEL:KEY=VALUE[,KEY=VALUE...]")
         units.append((label, a.packet, override))
     threads = 1 if a.jobs > 1 else "auto"
     work = [(c, u, s) for c in cases for u in units for s in a.seeds]

@@ -100,6 +100,23 @@ pub fn min_part(packet_size: u32, buffer_bytes: u32) -> u32 {
     (buffer_bytes / 2 / packet_size).max(1) * packet_size
 }
 
+/// The smallest part of a unit ([`NetworkConfig::min_part`]), checked: a whole number of
+/// packets, at most the VC buffer `buffer_bytes`; [`min_part`] when unset.
+fn smallest_part(cfg: &NetworkConfig, buffer_bytes: u32) -> Result<u32, NetError> {
+    let ps = cfg.packet_size;
+    match cfg.min_part {
+        None => Ok(min_part(ps, buffer_bytes)),
+        Some(b) if b >= ps && b % ps == 0 && b <= buffer_bytes => Ok(b),
+        Some(b) => Err(NetError::invalid(
+            NetParam::MinPart,
+            format!(
+                "a whole number of packets ({ps} B each), at most the VC buffer ({buffer_bytes} B)"
+            ),
+            b,
+        )),
+    }
+}
+
 /// Packets in a block of `bytes` ([`NetworkConfig::routing_block`],
 /// [`NetworkConfig::grant_block`]), checked: a whole number of packets, at most
 /// [`MAX_UNIT_PACKETS`]; 1 when unset.
@@ -225,6 +242,12 @@ pub struct NetworkConfig {
     /// `None` (the default): every packet's credit goes back when it leaves.
     #[serde(default)]
     pub credit_batch: Option<u32>,
+    /// The smallest part (bytes) a unit of several packets is sent as when the downstream
+    /// buffer has credit for less than the whole unit ([`min_part`]): a whole number of
+    /// packets, at most the VC buffer. `None` (the default): half the VC buffer. One packet
+    /// sends whatever credit allows at once, as the packet model's packets would.
+    #[serde(default)]
+    pub min_part: Option<u32>,
     /// Router delay (routing and switch traversal) in ps. Default 90 ns.
     #[serde(default = "default_router_delay")]
     pub router_delay: Time,
@@ -284,6 +307,7 @@ impl NetworkConfig {
             routing_block: None,
             grant_block: None,
             credit_batch: None,
+            min_part: None,
             router_delay: default_router_delay(),
             ugal_threshold: default_ugal_threshold(),
             vcs: None,
@@ -492,7 +516,7 @@ impl Network {
                 packet_size: cfg.packet_size,
                 buffer_bytes,
                 unit_size,
-                min_part: min_part(cfg.packet_size, buffer_bytes),
+                min_part: smallest_part(cfg, buffer_bytes)?,
                 routing_block: packets_per(cfg, cfg.routing_block, NetParam::RoutingBlock)?,
                 grant_block: packets_per(cfg, cfg.grant_block, NetParam::GrantBlock)?,
                 credit_batch: cfg.credit_batch.unwrap_or(0),

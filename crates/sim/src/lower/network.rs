@@ -321,6 +321,7 @@ pub fn compute_network(s: &Scenario, map: &SourceMap) -> Result<NetworkConfig, D
             n.credit_batch,
             &mut cfg.credit_batch,
         ),
+        ("network.min_part", n.min_part, &mut cfg.min_part),
     ] {
         let Some(b) = value else { continue };
         if n.model != NetModel::Packet {
@@ -443,6 +444,7 @@ fn scenario_key(param: &NetParam) -> &'static str {
         NetParam::UnitSize => "simulation.unit_size",
         NetParam::RoutingBlock => "network.routing_block",
         NetParam::GrantBlock => "network.grant_block",
+        NetParam::MinPart => "network.min_part",
         NetParam::FlowWindow => "network.flow_window",
         NetParam::FlowJitterPpm => "network.flow_jitter",
         NetParam::LinkBandwidth => "network",

@@ -99,6 +99,11 @@ pub struct NetworkSection {
     /// credits of this many bytes (or when they empty). Default: every packet's credit.
     #[serde(default)]
     pub credit_batch: Option<Bytes>,
+    /// Units: the smallest part a unit of several packets is sent as when the downstream
+    /// buffer has credit for less than all of it, a whole number of packets up to the VC
+    /// buffer. Default: half the VC buffer; one packet sends whatever fits at once.
+    #[serde(default)]
+    pub min_part: Option<Bytes>,
     /// Messages of at most this size (wire bytes: data plus the 64 B storage header) skip the
     /// packet model and arrive after the zero-load latency of their minimal route, without
     /// occupying links or buffers: "64B" bypasses write acknowledgements and read requests.

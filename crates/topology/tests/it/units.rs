@@ -169,24 +169,16 @@ fn a_buffer_of_one_unit_streams_units_back_to_back() {
     }
 }
 
-#[test]
-fn units_short_of_credit_go_in_parts_of_at_least_half_a_buffer() {
-    // An incast of 15 x 1 MiB in 64 KiB units through 48 KiB buffers: no unit fits a buffer
-    // whole, the buffers towards the hot terminal stay nearly full and credit comes back as
-    // parts leave. A unit that finds less than half a buffer (24 KiB) of credit waits for it,
-    // so what the links carry averages at least 8 packets a send; sending whatever fits at
-    // once brings that down to about 6.5.
-    let scripts = incast();
-    let n = with_units(
-        net(fat_tree_16(), Routing::Adaptive),
-        Some(64 * KIB),
-        48 * KIB,
-    );
-    assert_eq!(n.params().min_part, 24 * KIB);
-    let (got, routers, _) = run_all(&n, scripts, 1);
+/// Mean bytes per link transmission over an incast of 15 x 1 MiB in 64 KiB units through
+/// 48 KiB buffers, with the smallest part `min_part` (`None`: the default); the parameter the
+/// network was built with; and the units split.
+fn incast_mean_part(min_part: Option<u32>) -> (u64, u32, u64) {
+    let mut cfg = net(fat_tree_16(), Routing::Adaptive);
+    cfg.min_part = min_part;
+    let n = with_units(cfg, Some(64 * KIB), 48 * KIB);
+    let (got, routers, _) = run_all(&n, incast(), 1);
     assert_eq!(got.len(), 15);
     let splits: u64 = routers.iter().map(|r| r.splits).sum();
-    assert!(splits > 0, "the incast splits units");
     let (mut bytes, mut sends) = (0u64, 0u64);
     for r in &routers {
         for l in &r.links {
@@ -194,8 +186,49 @@ fn units_short_of_credit_go_in_parts_of_at_least_half_a_buffer() {
             sends += l.sends;
         }
     }
-    let mean = bytes / sends.max(1);
-    assert!(mean >= 8 * 4_096, "mean part {mean} B over {sends} sends");
+    (bytes / sends.max(1), n.params().min_part, splits)
+}
+
+#[test]
+fn units_short_of_credit_go_in_parts_of_at_least_half_a_buffer() {
+    // An incast of 15 x 1 MiB in 64 KiB units through 48 KiB buffers: no unit fits a buffer
+    // whole, the buffers towards the hot terminal stay nearly full and credit comes back as
+    // parts leave. A unit that finds less than half a buffer (24 KiB) of credit waits for it,
+    // so what the links carry averages at least 8 packets a send.
+    let (mean, min_part, splits) = incast_mean_part(None);
+    assert_eq!(min_part, 24 * KIB);
+    assert!(splits > 0, "the incast splits units");
+    assert!(mean >= 8 * 4_096, "mean part {mean} B");
+}
+
+#[test]
+fn a_smallest_part_of_one_packet_sends_whatever_credit_allows() {
+    // The same incast with `min_part` set to one packet: a unit leaves with whatever credit
+    // there is, and the parts shrink (about 6.5 packets a send), as packets would trickle
+    // out on each packet's credit; a whole buffer's worth keeps them larger than the default.
+    let (one, p, _) = incast_mean_part(Some(4 * KIB));
+    assert_eq!(p, 4 * KIB);
+    let (half, _, _) = incast_mean_part(None);
+    let (whole, p, _) = incast_mean_part(Some(48 * KIB));
+    assert_eq!(p, 48 * KIB);
+    assert!(one < 8 * 4_096, "one packet: mean part {one} B");
+    assert!(one < half && half <= whole, "{one} < {half} <= {whole}");
+}
+
+#[test]
+fn a_smallest_part_must_be_whole_packets_within_the_buffer() {
+    for bad in [0, 2 * KIB, 6 * KIB, 52 * KIB] {
+        let mut cfg = net(fat_tree_16(), Routing::Adaptive);
+        cfg.packet_size = 4 * KIB;
+        cfg.unit_size = Some(64 * KIB);
+        cfg.vc_buffer = Some(48 * KIB);
+        cfg.min_part = Some(bad);
+        let e = cfg.build().unwrap_err().to_string();
+        assert!(
+            e.contains("min_part") && e.contains("whole number of packets"),
+            "{bad}: {e}"
+        );
+    }
 }
 
 #[test]
