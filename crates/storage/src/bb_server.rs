@@ -718,20 +718,16 @@ impl BbServer {
         }
         self.drain_order = true;
         for key in self.units.keys() {
-            let Some(u) = self.units.get_mut(&key) else {
-                continue;
-            };
-            if u.pending_writes > 0 || u.draining > 0 || u.flags.has(UnitFlags::DOOMED) {
-                continue;
-            }
-            if !u.dirty.is_empty() && !u.flags.has(UnitFlags::QUEUED) {
-                u.flags.set(UnitFlags::QUEUED, true);
-                self.drain_fifo
-                    .entry(key.0)
-                    .or_default()
-                    .push_back((key.1, key.2));
-            }
-            self.units.compact(&key);
+            let fifo = &mut self.drain_fifo;
+            self.units.update(&key, |u| {
+                if u.pending_writes > 0 || u.draining > 0 || u.flags.has(UnitFlags::DOOMED) {
+                    return;
+                }
+                if !u.dirty.is_empty() && !u.flags.has(UnitFlags::QUEUED) {
+                    u.flags.set(UnitFlags::QUEUED, true);
+                    fifo.entry(key.0).or_default().push_back((key.1, key.2));
+                }
+            });
         }
     }
 
@@ -1292,19 +1288,14 @@ impl BbServer {
             } => {
                 self.staging_used -= staged;
                 for &key in &keys {
-                    let Some(u) = self.units.get_mut(&key) else {
-                        continue;
-                    };
-                    u.pending_writes -= 1;
-                    if settle(
-                        u,
-                        key,
-                        self.cfg.drain.evict,
-                        self.drain_order.then_some(&mut self.drain_fifo),
-                    ) {
+                    let evict_clean = self.cfg.drain.evict;
+                    let fifo = self.drain_order.then_some(&mut self.drain_fifo);
+                    let evict = self.units.update(&key, |u| {
+                        u.pending_writes -= 1;
+                        settle(u, key, evict_clean, fifo)
+                    });
+                    if evict == Some(true) {
                         self.evict(key, ctx);
-                    } else {
-                        self.units.compact(&key);
                     }
                 }
                 let n = u32::try_from(keys.len()).unwrap_or(u32::MAX);
@@ -1359,18 +1350,13 @@ impl BbServer {
 
     /// After a unit's write or drain finished: queue it for draining, or evict it.
     fn unit_settled<E: From<StorageEvent>>(&mut self, key: UnitKey, ctx: &mut Ctx<'_, E>) {
-        let Some(u) = self.units.get_mut(&key) else {
-            return;
-        };
-        if settle(
-            u,
-            key,
-            self.cfg.drain.evict,
-            self.drain_order.then_some(&mut self.drain_fifo),
-        ) {
+        let evict_clean = self.cfg.drain.evict;
+        let fifo = self.drain_order.then_some(&mut self.drain_fifo);
+        let evict = self
+            .units
+            .update(&key, |u| settle(u, key, evict_clean, fifo));
+        if evict == Some(true) {
             self.evict(key, ctx);
-        } else {
-            self.units.compact(&key);
         }
     }
 
@@ -1499,10 +1485,8 @@ impl BbServer {
             }
             if now < self.pacer.ready_at() {
                 if let Some(k) = key {
-                    if let Some(u) = self.units.get_mut(&k) {
-                        u.flags.set(UnitFlags::QUEUED, true);
-                        self.units.compact(&k);
-                    }
+                    self.units
+                        .update(&k, |u| u.flags.set(UnitFlags::QUEUED, true));
                     self.drain_fifo
                         .entry(k.0)
                         .or_default()
@@ -1598,15 +1582,13 @@ impl BbServer {
                 .and_then(VecDeque::pop_front)
             {
                 let k = (alloc, file, idx);
-                let Some(u) = self.units.get_mut(&k) else {
-                    continue;
-                };
-                u.flags.set(UnitFlags::QUEUED, false);
-                if u.dirty.is_empty() || u.pending_writes > 0 {
-                    self.units.compact(&k);
-                    continue;
+                let idle_dirty = self.units.update(&k, |u| {
+                    u.flags.set(UnitFlags::QUEUED, false);
+                    !u.dirty.is_empty() && u.pending_writes == 0
+                });
+                if idle_dirty == Some(true) {
+                    return Some(k);
                 }
-                return Some(k);
             }
         }
         None

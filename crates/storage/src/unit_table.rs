@@ -7,9 +7,10 @@
 //! unit address) and a few state bits, and the table keeps it in 7 bytes. A unit in any other
 //! state (writes in progress, draining, deleted while busy, or partly dirty) is *active*: its
 //! whole [`Unit`] record, dirty byte ranges included, is in a side map. [`UnitTable::get_mut`]
-//! promotes a settled unit into the side map; [`UnitTable::compact`] folds an active unit back
-//! once it is settled again. The server calls `compact` after every change that can settle a
-//! unit; a unit left active costs memory, never a different result.
+//! promotes a settled unit into the side map for good; [`UnitTable::update`] changes a unit
+//! and folds it back into its slot if the change leaves it settled. The server changes a unit
+//! through `update` wherever the change can settle it; a unit left active costs memory, never
+//! a different result.
 //!
 //! Units are kept in pages of 64 consecutive unit indices of one file: a page is a presence
 //! bitmap and, in index order, each present unit's slot (SSD, address, state bits), and a page
@@ -33,6 +34,7 @@
 
 use crate::intervals::Intervals;
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 use std::collections::BTreeSet;
 use std::mem::size_of;
 
@@ -292,8 +294,8 @@ impl UnitTable {
         self.slot(key).map(|s| (s.ssd(), s.lba()))
     }
 
-    /// Unit `key`'s state, mutable: a settled unit is promoted into the side map (call
-    /// [`UnitTable::compact`] once done with it).
+    /// Unit `key`'s state, mutable: a settled unit is promoted into the side map and stays
+    /// there (for changes that leave it busy; see [`UnitTable::update`]).
     #[inline]
     pub fn get_mut(&mut self, key: &UnitKey) -> Option<&mut Unit> {
         let (pk, bit) = locate(key);
@@ -330,24 +332,41 @@ impl UnitTable {
         promote(&mut self.active, &mut page.slots[i], key, self.unit_bytes)
     }
 
-    /// Folds unit `key` back into its slot if it is active and settled in a plain state (no
-    /// write pending, not draining, not doomed, wholly dirty or clean), dropping its side-map
-    /// record; otherwise leaves it as it is.
-    pub fn compact(&mut self, key: &UnitKey) {
-        let Some(u) = self.active.get(key) else {
-            return;
-        };
-        let Some(state) = settled_state(u, self.unit_bytes) else {
-            return;
-        };
+    /// Applies `change` to unit `key`'s state (`None` if the unit is not allocated), then keeps
+    /// the unit in its slot alone if it is left settled in a plain state (no write pending,
+    /// not draining, not doomed, wholly dirty or clean), else in the side map: a
+    /// [`UnitTable::get_mut`] that folds the unit back, in one page and one side-map lookup.
+    pub fn update<R>(&mut self, key: &UnitKey, change: impl FnOnce(&mut Unit) -> R) -> Option<R> {
         let (pk, bit) = locate(key);
-        if let Some(page) = self.pages.get_mut(&pk) {
-            if page.has(bit) {
-                let i = page.slot(bit);
-                page.slots[i].set_state(state);
-                self.active.remove(key);
-            }
+        let page = self.pages.get_mut(&pk)?;
+        if !page.has(bit) {
+            return None;
         }
+        let i = page.slot(bit);
+        let slot = &mut page.slots[i];
+        let unit_bytes = self.unit_bytes;
+        Some(match self.active.entry(*key) {
+            Entry::Occupied(mut e) => {
+                let r = change(e.get_mut());
+                if let Some(state) = settled_state(e.get(), unit_bytes) {
+                    slot.set_state(state);
+                    e.remove();
+                }
+                r
+            }
+            Entry::Vacant(e) => {
+                let mut u = slot.expand(unit_bytes);
+                let r = change(&mut u);
+                match settled_state(&u, unit_bytes) {
+                    Some(state) => slot.set_state(state),
+                    None => {
+                        slot.set_state(ACTIVE);
+                        e.insert(u);
+                    }
+                }
+                r
+            }
+        })
     }
 
     /// Removes unit `key`, returning its state (from whichever tier holds it).
@@ -413,7 +432,7 @@ impl UnitTable {
         self.len == 0
     }
 
-    /// Units whose whole record is in the side map (active, or promoted and not compacted).
+    /// Units whose whole record is in the side map (active, or promoted by `get_mut`).
     pub fn active_len(&self) -> usize {
         self.active.len()
     }
@@ -474,6 +493,11 @@ mod tests {
 
     const UNIT: u64 = 128 << 10;
 
+    /// Folds unit `key` back into its slot if it is settled.
+    fn compact(t: &mut UnitTable, key: &UnitKey) {
+        t.update(key, |_| ());
+    }
+
     fn fresh(ssd: u16, lba: u32) -> Unit {
         Unit {
             dirty: Intervals::default(),
@@ -499,36 +523,41 @@ mod tests {
         let u = t.get_or_insert_with((1, 5, 0), || fresh(3, 77));
         u.dirty.insert(0, UNIT);
         u.pending_writes += 1;
-        t.compact(&(1, 5, 0));
+        compact(&mut t, &(1, 5, 0));
         assert_eq!(t.active_len(), 1, "a write pending keeps it active");
         t.get_mut(&(1, 5, 0)).unwrap().pending_writes -= 1;
-        t.compact(&(1, 5, 0));
+        compact(&mut t, &(1, 5, 0));
         assert_eq!(t.active_len(), 0, "wholly dirty and idle: compact");
         assert_eq!(t.place(&(1, 5, 0)), Some((3, 77)));
+        // A change that leaves it settled does not bring it into the side map.
+        t.update(&(1, 5, 0), |u| u.flags.set(UnitFlags::QUEUED, true));
+        assert_eq!(t.active_len(), 0);
+        assert!(t.state(&(1, 5, 0)).unwrap().flags.has(UnitFlags::QUEUED));
+        t.update(&(1, 5, 0), |u| u.flags.set(UnitFlags::QUEUED, false));
         let back = t.state(&(1, 5, 0)).unwrap();
         assert!(back.dirty.is_whole(UNIT) && back.flags == UnitFlags::default());
         // Partly dirty: stays.
         let u = t.get_or_insert_with((1, 5, 1), || fresh(0, 1));
         u.dirty.insert(0, UNIT - 1);
-        t.compact(&(1, 5, 1));
+        compact(&mut t, &(1, 5, 1));
         assert_eq!(t.active_len(), 1);
         // Draining, doomed: stay; drained and clean: settles with its DRAINED bit.
         let u = t.get_mut(&(1, 5, 0)).unwrap();
         u.dirty.clear();
         u.draining = 1;
-        t.compact(&(1, 5, 0));
+        compact(&mut t, &(1, 5, 0));
         assert_eq!(t.active_len(), 2);
         let u = t.get_mut(&(1, 5, 0)).unwrap();
         u.draining = 0;
         u.flags.set(UnitFlags::DRAINED, true);
         u.flags.set(UnitFlags::DOOMED, true);
-        t.compact(&(1, 5, 0));
+        compact(&mut t, &(1, 5, 0));
         assert_eq!(t.active_len(), 2, "doomed");
         t.get_mut(&(1, 5, 0))
             .unwrap()
             .flags
             .set(UnitFlags::DOOMED, false);
-        t.compact(&(1, 5, 0));
+        compact(&mut t, &(1, 5, 0));
         assert_eq!(t.active_len(), 1);
         let back = t.state(&(1, 5, 0)).unwrap();
         assert!(back.dirty.is_empty() && back.flags.has(UnitFlags::DRAINED));
@@ -583,7 +612,7 @@ mod tests {
                 },
             );
             let y = x >> 30;
-            match y % 6 {
+            match y % 7 {
                 0 => assert_eq!(t.remove(&key), reference.remove(&key), "step {step}"),
                 1 | 2 => {
                     if t.contains_key(&key) && !t.active.contains_key(&key) {
@@ -614,9 +643,25 @@ mod tests {
                         _ => panic!("step {step}: presence differs"),
                     }
                 }
+                4 => {
+                    // Change and fold back if settled, as the server does through update.
+                    let got = t.update(&key, |u| {
+                        let was = u.clone();
+                        mutate(u, y >> 5);
+                        was
+                    });
+                    if let Some(r) = reference.get_mut(&key) {
+                        assert_eq!(got.as_ref(), Some(&*r), "step {step}");
+                        mutate(r, y >> 5);
+                        let settles = settled_state(r, UNIT).is_some();
+                        assert_eq!(t.active.contains_key(&key), !settles, "step {step}");
+                    } else {
+                        assert!(got.is_none());
+                    }
+                }
                 _ => {
                     let before = t.active_len();
-                    t.compact(&key);
+                    compact(&mut t, &key);
                     let settles = reference
                         .get(&key)
                         .and_then(|r| settled_state(r, UNIT))
@@ -714,7 +759,7 @@ mod tests {
             let key = (0, 0, 4 * i);
             let u = t.get_or_insert_with(key, || fresh((i % 18) as u16, i as u32));
             u.dirty.insert(0, UNIT);
-            t.compact(&key);
+            compact(&mut t, &key);
         }
         assert_eq!(t.active_len(), 0);
         let per_unit = t.heap_bytes() as f64 / n as f64;
