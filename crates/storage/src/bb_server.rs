@@ -42,7 +42,7 @@ use crate::op_table::OpTable;
 use crate::request::{Endpoint, IoOp, IoReply, IoRequest, ReplyStatus, RequestKind, StorageMsg};
 use crate::ssd::{SizeBin, Ssd, SsdBatch, SsdCompletion, SsdConfig, SsdPiece, SsdRequest};
 use crate::ssd_rotation::SsdRotation;
-use crate::unit_map::{UnitKey, UnitMap};
+use crate::unit_table::{Unit, UnitFlags, UnitKey, UnitTable};
 use crate::units::transfer_ps;
 use bbsim_engine::{Ctx, Time};
 use rustc_hash::FxHashMap;
@@ -340,6 +340,19 @@ pub struct BbLedger {
     pub occupied: u64,
 }
 
+/// The size of a BB server's table of allocated units ([`BbServer::unit_table_size`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UnitTableSize {
+    /// Units allocated.
+    pub units: usize,
+    /// Units kept with their whole record: writes or a drain read in flight, deleted while
+    /// busy, or partly dirty. The others are settled and take a 7-byte slot each.
+    pub active: usize,
+    /// Bytes the table takes on the heap, estimated from its capacities (the allocator's own
+    /// overhead not counted).
+    pub heap_bytes: usize,
+}
+
 /// One allocation's (job's or reservation's) figures on one server.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AllocTotals {
@@ -349,43 +362,6 @@ pub struct AllocTotals {
     pub drained: u64,
     /// When the PFS last acknowledged drained bytes (ps; 0 if none).
     pub drain_done_at: Time,
-}
-
-/// One allocated unit's state: 32 bytes, as a full-scale study run keeps tens of millions
-/// (one per 128 KiB unit written; docs/performance.md).
-#[derive(Clone, Debug)]
-struct Unit {
-    dirty: Intervals,
-    lba: u32,
-    pending_writes: u32,
-    draining: u32,
-    ssd: u16,
-    flags: UnitFlags,
-}
-
-/// A unit's state bits.
-#[derive(Clone, Copy, Debug, Default)]
-struct UnitFlags(u8);
-
-impl UnitFlags {
-    /// In its allocation's drain queue.
-    const QUEUED: u8 = 1;
-    /// Deleted while busy: evict once settled.
-    const DOOMED: u8 = 2;
-    /// Drained to the PFS at least once.
-    const DRAINED: u8 = 4;
-
-    fn has(self, bit: u8) -> bool {
-        self.0 & bit != 0
-    }
-
-    fn set(&mut self, bit: u8, on: bool) {
-        if on {
-            self.0 |= bit;
-        } else {
-            self.0 &= !bit;
-        }
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -501,7 +477,8 @@ pub struct BbServer {
     ssds: Vec<Ssd>,
     lbas: Vec<LbaAlloc>,
     ledger: CapacityLedger,
-    units: UnitMap<Unit>,
+    /// The allocated units: settled ones in 7 bytes each, the others with their whole record.
+    units: UnitTable,
     rotation: SsdRotation,
     actives: FxHashMap<u64, Active>,
     next_id: u64,
@@ -653,12 +630,12 @@ impl BbServer {
         Ok(BbServer {
             rotation: SsdRotation::new(devices as usize, cfg.chunk_units),
             ledger: CapacityLedger::new(cfg.capacity()),
+            units: UnitTable::new(cfg.unit),
             cfg,
             me,
             pfs_targets,
             ssds,
             lbas,
-            units: UnitMap::default(),
             actives: FxHashMap::default(),
             next_id: 0,
             threads_busy: 0,
@@ -708,8 +685,9 @@ impl BbServer {
     /// (an upper bound, e.g. the workload's write bytes / `unit` plus two units per write
     /// operation). With [`DrainPolicy::None`] and room for all of them, on the SSDs and
     /// within every reservation, no write can stall, so nothing can ever drain: the server then
-    /// keeps no drain queue, which otherwise takes 16 bytes per unit written (a third of a
-    /// study run's per-unit state, docs/performance.md). Results are the same either way.
+    /// keeps no drain queue, which otherwise takes 16 bytes per unit written (more than the
+    /// unit table's own state of a settled unit, docs/performance.md). Results are the same
+    /// either way.
     /// Returns whether the queue is off. Call it after [`BbServer::reserve`] and before the
     /// first request. Should a write stall all the same (a bound that was too low), the
     /// server rebuilds the queue from its units in key order, not in the order they were
@@ -740,19 +718,16 @@ impl BbServer {
         }
         self.drain_order = true;
         for key in self.units.keys() {
-            let Some(u) = self.units.get_mut(&key) else {
-                continue;
-            };
-            if u.pending_writes > 0 || u.draining > 0 || u.flags.has(UnitFlags::DOOMED) {
-                continue;
-            }
-            if !u.dirty.is_empty() && !u.flags.has(UnitFlags::QUEUED) {
-                u.flags.set(UnitFlags::QUEUED, true);
-                self.drain_fifo
-                    .entry(key.0)
-                    .or_default()
-                    .push_back((key.1, key.2));
-            }
+            let fifo = &mut self.drain_fifo;
+            self.units.update(&key, |u| {
+                if u.pending_writes > 0 || u.draining > 0 || u.flags.has(UnitFlags::DOOMED) {
+                    return;
+                }
+                if !u.dirty.is_empty() && !u.flags.has(UnitFlags::QUEUED) {
+                    u.flags.set(UnitFlags::QUEUED, true);
+                    fifo.entry(key.0).or_default().push_back((key.1, key.2));
+                }
+            });
         }
     }
 
@@ -805,6 +780,15 @@ impl BbServer {
     /// Requests accepted and not yet finished (including stalled ones).
     pub fn active_requests(&self) -> usize {
         self.actives.len()
+    }
+
+    /// The size of the table of allocated units.
+    pub fn unit_table_size(&self) -> UnitTableSize {
+        UnitTableSize {
+            units: self.units.len(),
+            active: self.units.active_len(),
+            heap_bytes: self.units.heap_bytes(),
+        }
     }
 
     /// Grants allocation `alloc` at most `bytes` on this server (job or DataWarp reservation).
@@ -1168,8 +1152,8 @@ impl BbServer {
         let mut groups = Groups::new();
         for (idx, off, len) in self.op_pieces(&req) {
             count += 1;
-            let (ssd, offset) = match self.units.get(&(req.alloc, req.file, idx)) {
-                Some(u) => (usize::from(u.ssd), u64::from(u.lba) * self.cfg.unit + off),
+            let (ssd, offset) = match self.units.place(&(req.alloc, req.file, idx)) {
+                Some((ssd, lba)) => (usize::from(ssd), u64::from(lba) * self.cfg.unit + off),
                 None => {
                     missing = true;
                     (self.rotation.peek(req.alloc, req.file, idx), off)
@@ -1304,16 +1288,13 @@ impl BbServer {
             } => {
                 self.staging_used -= staged;
                 for &key in &keys {
-                    let Some(u) = self.units.get_mut(&key) else {
-                        continue;
-                    };
-                    u.pending_writes -= 1;
-                    if settle(
-                        u,
-                        key,
-                        self.cfg.drain.evict,
-                        self.drain_order.then_some(&mut self.drain_fifo),
-                    ) {
+                    let evict_clean = self.cfg.drain.evict;
+                    let fifo = self.drain_order.then_some(&mut self.drain_fifo);
+                    let evict = self.units.update(&key, |u| {
+                        u.pending_writes -= 1;
+                        settle(u, key, evict_clean, fifo)
+                    });
+                    if evict == Some(true) {
                         self.evict(key, ctx);
                     }
                 }
@@ -1369,15 +1350,12 @@ impl BbServer {
 
     /// After a unit's write or drain finished: queue it for draining, or evict it.
     fn unit_settled<E: From<StorageEvent>>(&mut self, key: UnitKey, ctx: &mut Ctx<'_, E>) {
-        let Some(u) = self.units.get_mut(&key) else {
-            return;
-        };
-        if settle(
-            u,
-            key,
-            self.cfg.drain.evict,
-            self.drain_order.then_some(&mut self.drain_fifo),
-        ) {
+        let evict_clean = self.cfg.drain.evict;
+        let fifo = self.drain_order.then_some(&mut self.drain_fifo);
+        let evict = self
+            .units
+            .update(&key, |u| settle(u, key, evict_clean, fifo));
+        if evict == Some(true) {
             self.evict(key, ctx);
         }
     }
@@ -1507,9 +1485,8 @@ impl BbServer {
             }
             if now < self.pacer.ready_at() {
                 if let Some(k) = key {
-                    if let Some(u) = self.units.get_mut(&k) {
-                        u.flags.set(UnitFlags::QUEUED, true);
-                    }
+                    self.units
+                        .update(&k, |u| u.flags.set(UnitFlags::QUEUED, true));
                     self.drain_fifo
                         .entry(k.0)
                         .or_default()
@@ -1605,14 +1582,13 @@ impl BbServer {
                 .and_then(VecDeque::pop_front)
             {
                 let k = (alloc, file, idx);
-                let Some(u) = self.units.get_mut(&k) else {
-                    continue;
-                };
-                u.flags.set(UnitFlags::QUEUED, false);
-                if u.dirty.is_empty() || u.pending_writes > 0 {
-                    continue;
+                let idle_dirty = self.units.update(&k, |u| {
+                    u.flags.set(UnitFlags::QUEUED, false);
+                    !u.dirty.is_empty() && u.pending_writes == 0
+                });
+                if idle_dirty == Some(true) {
+                    return Some(k);
                 }
-                return Some(k);
             }
         }
         None

@@ -3,8 +3,9 @@
 /// Disjoint, sorted, non-adjacent half-open intervals `[start, end)` of byte offsets within one
 /// BB allocation unit (offsets fit in 32 bits: `BbServerConfig::validate` caps the unit at
 /// [`crate::bb_server::MAX_UNIT`], 2 GiB).
-/// The common single-interval case is stored inline in 16 bytes with no allocation; a full-scale
-/// study run keeps tens of millions of these (one per 128 KiB unit written).
+/// The common single-interval case is stored inline in 16 bytes with no allocation; a BB
+/// server keeps one for each unit with writes in progress, draining or partly dirty
+/// ([`crate::bb_server`]'s unit table).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Intervals {
     /// The first interval (`start == end` when the set is empty).
@@ -83,6 +84,27 @@ impl Intervals {
         self.one = (0, 0);
         self.rest = None;
     }
+
+    /// The set `[0, len)`: a whole unit of `len` bytes (below 2^32).
+    pub fn whole(len: u64) -> Self {
+        Intervals {
+            one: (0, narrow(len)),
+            rest: None,
+        }
+    }
+
+    /// Whether the set is exactly `[0, len)` (a wholly dirty unit of `len` bytes).
+    pub fn is_whole(&self, len: u64) -> bool {
+        self.rest.is_none() && u64::from(self.one.0) == 0 && u64::from(self.one.1) == len
+    }
+
+    /// Bytes the set holds out of line (intervals beyond the first), from capacities.
+    pub fn heap_bytes(&self) -> usize {
+        self.rest.as_ref().map_or(0, |r| {
+            std::mem::size_of::<Vec<(u32, u32)>>()
+                + r.capacity() * std::mem::size_of::<(u32, u32)>()
+        })
+    }
 }
 
 /// Merges `[start, end)` into sorted disjoint `spans`; returns the overlap in bytes.
@@ -155,6 +177,21 @@ mod tests {
         assert_eq!(t.len(), 10);
         s.clear();
         assert!(s.is_empty() && s.rest.is_none());
+    }
+
+    #[test]
+    fn whole_is_the_set_that_writes_covering_the_unit_make() {
+        let mut s = Intervals::default();
+        assert!(!s.is_whole(100));
+        s.insert(50, 100);
+        assert!(!s.is_whole(100));
+        s.insert(0, 20);
+        assert!(!s.is_whole(100) && s.heap_bytes() > 0);
+        s.insert(20, 50);
+        assert!(s.is_whole(100) && !s.is_whole(99) && !s.is_whole(101));
+        assert_eq!(s, Intervals::whole(100), "one representation of [0, len)");
+        assert_eq!(s.heap_bytes(), 0);
+        assert!(Intervals::whole(1 << 31).is_whole(1 << 31));
     }
 
     #[test]

@@ -36,11 +36,11 @@ pub mod ssd;
 pub mod ssd_rotation;
 pub mod standalone;
 pub mod stats;
-pub mod unit_map;
+mod unit_table;
 pub mod units;
 
 pub use bb_server::{
-    BbAction, BbEvent, BbLedger, BbServer, BbServerConfig, SsdModel, StagingConfig,
+    BbAction, BbEvent, BbLedger, BbServer, BbServerConfig, SsdModel, StagingConfig, UnitTableSize,
 };
 pub use capacity::{CapacityLedger, FullPolicy};
 pub use drain::{DrainConfig, DrainPolicy};

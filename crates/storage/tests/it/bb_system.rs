@@ -624,3 +624,47 @@ fn the_drain_queue_is_dropped_only_when_nothing_can_drain() {
         assert!(s.keeps_drain_order());
     }
 }
+
+#[test]
+fn settled_units_keep_only_their_slot() {
+    let size = |policy, evict: bool, ops| {
+        let mut b = bb_cfg(64 * MIB);
+        b.drain.policy = policy;
+        b.drain.evict = evict;
+        if !evict {
+            b.full_policy = FullPolicy::Spill;
+        }
+        let t = Target::Bb(StripeSpec {
+            stripe_count: 1,
+            stripe_size: MIB,
+        });
+        let sim = run(&scenario(b, 1, vec![client(ops, 4, t)]), 1);
+        check(&sim);
+        bb_servers(&sim)[0].unit_table_size()
+    };
+    // Never drained: 32 wholly dirty units, then 16 of them overwritten.
+    let mut ops = writes(0, 32, MIB);
+    ops.extend(writes(0, 16, MIB));
+    let s = size(DrainPolicy::None, true, ops);
+    assert_eq!((s.units, s.active), (32, 0), "{s:?}");
+    // Drained and kept: clean units.
+    for policy in [DrainPolicy::JobEnd, DrainPolicy::Immediate] {
+        let s = size(policy, false, writes(0, 32, MIB));
+        assert_eq!((s.units, s.active), (32, 0), "{policy:?}: {s:?}");
+    }
+    // Drained and evicted: none left.
+    let s = size(DrainPolicy::Immediate, true, writes(0, 32, MIB));
+    assert_eq!((s.units, s.active), (0, 0), "{s:?}");
+    // Writes of a unit and a half every two units: every second unit is left partly dirty
+    // and keeps its whole record.
+    let ops = (0..4)
+        .map(|i| bbsim_storage::standalone::ClientOp {
+            op: bbsim_storage::IoOp::Write,
+            file: 0,
+            offset: 2 * i * MIB,
+            len: 3 * MIB / 2,
+        })
+        .collect();
+    let s = size(DrainPolicy::None, true, ops);
+    assert_eq!((s.units, s.active), (8, 4), "{s:?}");
+}
