@@ -161,7 +161,7 @@ def main():
     ap.add_argument("--set", dest="sets", action="append",
                     help="override for the study runs (default jobs.0.bytes_per_rank=4MB)")
     ap.add_argument("--variant", action="append", default=[],
-                    help="LABEL:KEY=VALUE, a row of the reference with one more override")
+                    help="LABEL:KEY=VALUE[,KEY=VALUE...], a row of the reference with more overrides")
     ap.add_argument("--jobs", type=int, default=1, help="runs at once (each on one thread)")
     ap.add_argument("--out", help="directory for the runs (default: a new temporary one)")
     a = ap.parse_args()
