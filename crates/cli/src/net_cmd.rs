@@ -1,11 +1,12 @@
 //! `bbsim net`: synthetic traffic on a scenario's network (its `[traffic]` section).
 
 use crate::run_cmd::scenario_path;
+use bbsim_engine::Threads;
 use bbsim_sim::diag::load;
 use bbsim_sim::lower::machine::build_machine;
 use bbsim_sim::lower::traffic::traffic_config;
 use bbsim_sim::scenario::Scenario;
-use bbsim_topology::traffic::run_traffic;
+use bbsim_topology::traffic::run_traffic_threads;
 use std::path::PathBuf;
 
 /// Arguments of `bbsim net`.
@@ -13,9 +14,10 @@ use std::path::PathBuf;
 pub struct NetArgs {
     /// Scenario file with `[network]` and `[traffic]` sections.
     pub scenario: Option<PathBuf>,
-    /// Worker threads (results are identical for any value).
-    #[arg(long, default_value_t = 1)]
-    pub threads: usize,
+    /// Worker threads: `auto` (up to one per core, used only while they pay) or a number
+    /// (results are identical for any value).
+    #[arg(long, value_name = "auto|N", default_value = "1")]
+    pub threads: Threads,
     /// Override scenario values, e.g. `--set traffic.pattern=hot-spot`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
@@ -26,12 +28,11 @@ pub struct NetArgs {
 
 /// `bbsim net`.
 pub fn run(a: &NetArgs) -> Result<(), String> {
-    bbsim_engine::check_threads(a.threads).map_err(|why| format!("--threads {why}"))?;
     let (path, _) = scenario_path(&a.scenario)?;
     let (s, map): (Scenario, _) = load(&path, &a.set).map_err(|d| d.to_string())?;
     let machine = build_machine(&s, &map).map_err(|d| d.to_string())?;
     let cfg = traffic_config(&s, &map, &machine).map_err(|d| d.to_string())?;
-    let report = run_traffic(&cfg, a.threads)
+    let report = run_traffic_threads(&cfg, a.threads)
         .map_err(|e| map.error_at("traffic", e.to_string()).to_string())?;
     if a.json {
         println!(

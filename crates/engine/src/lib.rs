@@ -32,7 +32,7 @@ pub mod time;
 
 pub use error::EngineError;
 pub use event::{Event, EventKey, LpId, ENVIRONMENT};
-pub use exec::{Adaptive, Parallel, Sequential, SequentialOrder, SwitchPolicy};
+pub use exec::{Adaptive, Parallel, Sequential, SequentialOrder, SwitchPolicy, ThreadsExecutor};
 pub use hint::prefetch;
 pub use lookahead::LookaheadTable;
 pub use lp::{Ctx, LogicalProcess, LpSlot};

@@ -12,8 +12,8 @@ use crate::output::{reduce, render, Rendered, Results};
 use crate::scenario::resolved::{resolved_toml, RESOLVED_FILE};
 use crate::scenario::Scenario;
 use bbsim_engine::{
-    Adaptive, EngineError, Executor, Parallel, PendingKind, Progress, RunStats, Sequential,
-    Simulation, StopReason, SwitchPolicy, Threads, Time,
+    EngineError, Executor, PendingKind, Progress, RunStats, Simulation, StopReason, Threads,
+    ThreadsExecutor, Time,
 };
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -231,21 +231,11 @@ impl Loaded {
         // microseconds) it executes 20 % fewer instructions than the event heap, and it is
         // no slower on the sparse scenarios (docs/performance.md, "Where the study's time goes").
         // `auto` runs that executor too, and the parallel one over the cores only while it is
-        // measured to pay (`bbsim_engine::Adaptive`).
-        match threads.into() {
-            Threads::Count(n) if n <= 1 => {
-                self.run_on(&Sequential::reference(PendingKind::Ring), watch)
-            }
-            Threads::Count(n) => self.run_on(&Parallel::new(n), watch),
-            Threads::Auto => self.run_on(
-                &Adaptive {
-                    threads: bbsim_engine::auto_threads(),
-                    pending: PendingKind::Ring,
-                    policy: SwitchPolicy::Measured,
-                },
-                watch,
-            ),
-        }
+        // measured to pay (`bbsim_engine::ThreadsExecutor`).
+        self.run_on(
+            &ThreadsExecutor::new(threads.into(), PendingKind::Ring),
+            watch,
+        )
     }
 
     /// Runs on `executor` (results are identical on every executor).

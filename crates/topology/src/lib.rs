@@ -62,5 +62,6 @@ pub use stats::{ClassUsage, NetworkStats};
 pub use topology::{Shape, Topology, TopologyConfig};
 pub use torus::TorusConfig;
 pub use traffic::{
-    run_traffic, Pattern, TrafficConfig, TrafficReport, TrafficSim, Victim, VictimReport,
+    run_traffic, run_traffic_threads, Pattern, TrafficConfig, TrafficReport, TrafficSim, Victim,
+    VictimReport,
 };

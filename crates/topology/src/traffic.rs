@@ -12,10 +12,11 @@ use crate::router::{Router, RouterStats};
 use crate::stats::NetworkStats;
 use crate::topology::Shape;
 use bbsim_engine::digest::Digest;
+use bbsim_engine::pending::PendingKind;
 use bbsim_engine::time::format_time;
 use bbsim_engine::{
-    run_with_threads, Ctx, LogicalProcess, LookaheadTable, PartitionSpec, Rng, RunStats, SimConfig,
-    Simulation, Time,
+    Ctx, LogicalProcess, LookaheadTable, PartitionSpec, Rng, RunStats, SimConfig, Simulation,
+    Threads, ThreadsExecutor, Time,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -469,7 +470,15 @@ impl TrafficSim {
 
     /// Runs on `threads` threads (1 = the sequential executor).
     pub fn run(&mut self, threads: usize) -> Result<RunStats, NetError> {
-        Ok(run_with_threads(&mut self.sim, threads)?)
+        self.run_threads(Threads::Count(threads))
+    }
+
+    /// Runs with the executor a thread setting asks for ([`ThreadsExecutor`]: `auto` uses the
+    /// cores only while they pay).
+    pub fn run_threads(&mut self, threads: Threads) -> Result<RunStats, NetError> {
+        Ok(self
+            .sim
+            .run(&ThreadsExecutor::new(threads, PendingKind::Ring))?)
     }
 
     /// Routers of the simulation, in router order (none in the path model).
@@ -625,8 +634,17 @@ impl TrafficSim {
 
 /// Builds, runs and reports a synthetic-traffic experiment on `threads` threads.
 pub fn run_traffic(cfg: &TrafficConfig, threads: usize) -> Result<TrafficReport, NetError> {
+    run_traffic_threads(cfg, Threads::Count(threads))
+}
+
+/// Builds, runs and reports a synthetic-traffic experiment with the executor `threads` asks
+/// for (`auto` included).
+pub fn run_traffic_threads(
+    cfg: &TrafficConfig,
+    threads: Threads,
+) -> Result<TrafficReport, NetError> {
     let mut t = TrafficSim::build(cfg)?;
-    let run = t.run(threads)?;
+    let run = t.run_threads(threads)?;
     Ok(t.report(&run))
 }
 

@@ -1019,6 +1019,35 @@ fn phold_bad_parameters_name_the_flag() {
     }
 }
 
+/// `bbsim net --threads` takes `auto` as `run` does, and every setting gives the same traffic.
+#[test]
+fn net_gives_the_same_traffic_on_auto_and_on_any_thread_count() {
+    let scn = data("tiny-dragonfly.toml");
+    let s = scn.to_str().expect("utf-8");
+    let digest = |threads: &str| {
+        let out = run_ok(&[
+            "net",
+            s,
+            "--set",
+            "traffic.pattern=dragonfly-worst-case",
+            "--set",
+            "traffic.end=20us",
+            "--threads",
+            threads,
+            "--json",
+        ]);
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert!(r["messages_delivered"].as_u64().expect("u64") > 0);
+        r["digest"].as_u64().expect("digest")
+    };
+    let one = digest("1");
+    for threads in ["auto", "2", "3"] {
+        assert_eq!(digest(threads), one, "--threads {threads}");
+    }
+    let err = run_err(&["net", s, "--threads", "many"]);
+    assert!(err.contains("expected `auto` or a whole number"), "{err}");
+}
+
 #[test]
 fn net_runs_synthetic_traffic_and_reports_delivery() {
     let scn = data("tiny-dragonfly.toml");

@@ -5,11 +5,13 @@ mod adaptive;
 mod barrier;
 mod parallel;
 mod sequential;
+mod threads;
 
 pub use adaptive::{Adaptive, SwitchPolicy, DENSE_WINDOW_EVENTS, EPOCH, GAIN_TO_STAY, MAX_BACKOFF};
 pub use barrier::{Poisoned, SpinBarrier, WindowReduction};
 pub use parallel::Parallel;
 pub use sequential::{Sequential, SequentialOrder};
+pub use threads::ThreadsExecutor;
 
 use crate::error::EngineError;
 use crate::event::{Event, EventKey};
