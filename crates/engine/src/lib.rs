@@ -165,17 +165,16 @@ pub fn auto_threads() -> usize {
 /// the clusters of the study's machines give them to do.
 pub const MAX_AUTO_THREADS: usize = 8;
 
-/// Runs `sim` with the executor suited to `threads`: the sequential reference executor for one
-/// thread, the parallel executor otherwise.
+/// Runs `sim` with the executor suited to `threads` ([`ThreadsExecutor`]): the sequential
+/// reference executor for one thread, the parallel executor otherwise.
 pub fn run_with_threads<L: LogicalProcess>(
     sim: &mut Simulation<L>,
     threads: usize,
 ) -> Result<RunStats, EngineError> {
-    if threads <= 1 {
-        sim.run(&Sequential::default())
-    } else {
-        sim.run(&Parallel::new(threads))
-    }
+    sim.run(&ThreadsExecutor::new(
+        Threads::Count(threads),
+        PendingKind::default(),
+    ))
 }
 
 #[cfg(test)]
