@@ -93,10 +93,10 @@ def compose(out, system, mix, packet):
 
 
 def run_one(bbsim, case, row, seed, sets, threads, out):
-    """Runs one case as `row` (a unit size, or a variant: label, packet and override) with one
+    """Runs one case as `row` (a unit size, or a variant: label, packet and overrides) with one
     seed; returns its figures."""
     kind, name, scenario = case
-    unit, extra = (row[1], row[2].split(",")) if isinstance(row, tuple) else (row, [])
+    unit, extra = (row[1], list(row[2])) if isinstance(row, tuple) else (row, [])
     sets = sets + extra
     label = row[0] if isinstance(row, tuple) else row
     tag = f"{name}-{label}-s{seed}".replace(":", "-").replace(" ", "-").replace("/", "-")
@@ -187,9 +187,10 @@ def main():
     units = [a.packet] + [u for u in a.units if u != a.packet]
     for v in a.variant:
         label, sep, override = v.partition(":")
-        if not sep or not all("=" in o for o in override.split(",")):
+        overrides = tuple(override.split(","))
+        if not sep or not all("=" in o for o in overrides):
             fail(f"--variant `{v}`: expected LABEL:KEY=VALUE[,KEY=VALUE...]")
-        units.append((label, a.packet, override))
+        units.append((label, a.packet, overrides))
     threads = 1 if a.jobs > 1 else "auto"
     work = [(c, u, s) for c in cases for u in units for s in a.seeds]
     results = {}
