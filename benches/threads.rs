@@ -1,6 +1,6 @@
 //! Thread benchmark: the same scenario on one thread (the sequential executor), with `auto`
 //! (the adaptive executor: one thread, and every core while measured to pay) and on two threads
-//! (the parallel executor throughout), for four kinds of run:
+//! (the asynchronous executor throughout), for four kinds of run:
 //!
 //! - `gtc_ior`: the study's GTC + IOR mix on the Summit-like fat-tree with the global BB
 //!   (`scenarios/study/gtc-ior.toml`) at 4 MB per GTC rank and 8 MiB IOR blocks: dense packet

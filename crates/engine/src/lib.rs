@@ -32,7 +32,9 @@ pub mod time;
 
 pub use error::EngineError;
 pub use event::{Event, EventKey, LpId, ENVIRONMENT};
-pub use exec::{Adaptive, Parallel, Sequential, SequentialOrder, SwitchPolicy, ThreadsExecutor};
+pub use exec::{
+    Adaptive, Asynchronous, Parallel, Sequential, SequentialOrder, SwitchPolicy, ThreadsExecutor,
+};
 pub use hint::prefetch;
 pub use lookahead::LookaheadTable;
 pub use lp::{Ctx, LogicalProcess, LpSlot};
@@ -161,12 +163,12 @@ pub fn auto_threads() -> usize {
     cores().min(MAX_AUTO_THREADS)
 }
 
-/// The cap of [`auto_threads`]: beyond it a window's barrier across threads costs more than
-/// the clusters of the study's machines give them to do.
+/// The cap of [`auto_threads`]: beyond it the threads' waits on each other's clocks cost more
+/// than the clusters of the study's machines give them to do.
 pub const MAX_AUTO_THREADS: usize = 8;
 
 /// Runs `sim` with the executor suited to `threads` ([`ThreadsExecutor`]): the sequential
-/// reference executor for one thread, the parallel executor otherwise.
+/// reference executor for one thread, the asynchronous executor otherwise.
 pub fn run_with_threads<L: LogicalProcess>(
     sim: &mut Simulation<L>,
     threads: usize,

@@ -128,8 +128,10 @@ impl<'a, E> Ctx<'a, E> {
         });
     }
 
-    /// Asks the run to stop. The run ends at the end of the current lookahead window (the same
-    /// window for every executor and thread count, so results stay deterministic).
+    /// Asks the run to stop. A request made at time `s` ends the run after every event earlier
+    /// than `s` plus the lookahead window width (the smallest declared lookahead); the earliest
+    /// request counts. Every executor and thread count handles the same events, so results
+    /// stay deterministic.
     pub fn request_stop(&mut self) {
         *self.stop = true;
     }

@@ -75,9 +75,11 @@ impl Progress {
 pub struct ThreadStats {
     /// Events this thread handled.
     pub events: u64,
-    /// Wall time spent waiting in the window barrier.
+    /// Wall time spent waiting in the window barrier (the asynchronous executor: blocked on
+    /// the other threads' clocks, or at a sync).
     pub barrier_wait: Duration,
-    /// Cluster-windows this thread processed.
+    /// Cluster-windows this thread processed (the asynchronous executor: lookahead windows of
+    /// its own events).
     pub cluster_windows: u64,
 }
 

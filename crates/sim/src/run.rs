@@ -230,8 +230,9 @@ impl Loaded {
         // ring: on the study's packet-level bursts (thousands of events within a few
         // microseconds) it executes 20 % fewer instructions than the event heap, and it is
         // no slower on the sparse scenarios (docs/performance.md, "Where the study's time goes").
-        // `auto` runs that executor too, and the parallel one over the cores only while it is
-        // measured to pay (`bbsim_engine::ThreadsExecutor`).
+        // An explicit count above one runs the asynchronous executor; `auto` runs the
+        // sequential one, and the asynchronous one over the cores only while it is measured to
+        // pay (`bbsim_engine::ThreadsExecutor`).
         self.run_on(
             &ThreadsExecutor::new(threads.into(), PendingKind::Ring),
             watch,

@@ -1,24 +1,26 @@
 //! The adaptive executor: the global-order sequential executor where events are too sparse
-//! for threads to pay, the parallel executor where they pay, switching between the two at
-//! lookahead-window boundaries while the run goes on.
+//! for threads to pay, the asynchronous executor where they pay, switching between the two
+//! while the run goes on.
 //!
-//! Both executors handle every event in the same key order per LP and open windows at the same
-//! times (a window opens at the earliest pending event at or after the previous window's end),
-//! so a run that changes executor at a window boundary gives exactly the results of either:
-//! the pending events are handed over whole, and each LP keeps its state, random stream and
-//! send sequence.
+//! Both executors handle every LP's events in key order, so a run that changes executor where
+//! no event is in flight (at a window boundary of the sequential executor, at a sync of the
+//! asynchronous one) gives exactly the results of either: the pending events are handed over
+//! whole, and each LP keeps its state, random stream and send sequence.
 //!
-//! The measured policy ([`SwitchPolicy::Measured`]) watches the run in epochs of
-//! [`EPOCH`] of wall time. While sequential, an epoch averaging at least
-//! [`DENSE_WINDOW_EVENTS`] events per window records the sequential event rate; after
-//! [`FIRST_TRIAL_AFTER`] such epochs it opens a parallel trial (so a short run or a short dense
-//! stretch does not pay for one). While parallel, an epoch that is sparse, or not at least
-//! [`GAIN_TO_STAY`] faster than the last sequential rate, returns to sequential; the next trial
-//! then waits four times as many dense epochs as the last (up to [`MAX_BACKOFF`]), so a run
-//! whose threads do not pay (another process on a core, a hot cluster) spends a vanishing share
-//! of its time in trials.
+//! The measured policy ([`SwitchPolicy::Measured`]) watches the run in epochs of [`EPOCH`] of
+//! wall time. While sequential, an epoch averaging at least [`DENSE_WINDOW_EVENTS`] events per
+//! window records the sequential event rate; after [`FIRST_TRIAL_AFTER`] such epochs it moves
+//! to threads (so a short run or a short dense stretch does not pay for a trial). A run's event
+//! rate changes with its phases by 2 x and more, so threads are judged against a fresh
+//! baseline: after [`PROBE_EVERY`] epochs on threads, or sooner when an epoch falls below
+//! [`GAIN_TO_STAY`] times the last sequential rate, one sequential epoch (a probe) measures
+//! the rate of the same stretch on one thread. Threads resume at once if their epochs were at
+//! least [`GAIN_TO_STAY`] faster than the probe; otherwise the next trial waits four times as
+//! many dense epochs as the last (up to [`MAX_BACKOFF`]), so a run whose threads do not pay
+//! (another process on a core, a hot cluster) spends a vanishing share of its time in trials.
+//! A sparse epoch on threads returns to one thread without counting as a failed trial.
 
-use super::{parallel, sequential, Segment, Until};
+use super::{asynchronous, sequential, Segment, Tally, Until};
 use crate::error::EngineError;
 use crate::lp::LogicalProcess;
 use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
@@ -30,13 +32,13 @@ use std::time::{Duration, Instant};
 /// Wall time over which the measured policy judges an executor.
 pub const EPOCH: Duration = Duration::from_millis(40);
 
-/// Events per lookahead window below which several threads are not tried: every window ends
-/// in a barrier of all threads, which costs more than a few events' work. Measured on a 2-core
-/// machine (docs/performance.md, "Threads"): runs averaging 33-128 events per window gained up
-/// to 1.3 x on 2 threads, runs averaging 2-3 lost 3-13 x.
+/// Events per lookahead window below which several threads are not tried: threads wait on each
+/// other's clocks about once a window, which costs more than a few events' work. Measured on a
+/// 2-core machine (docs/performance.md, "Threads"): runs averaging 60 events per window gained
+/// 1.6 x on 2 threads, runs averaging 2-3 lost several times over.
 pub const DENSE_WINDOW_EVENTS: f64 = 32.0;
 
-/// How much faster than one thread (1.05: 5 %) the parallel executor must run an epoch to keep
+/// How much faster than one thread (1.05: 5 %) the asynchronous executor must run an epoch to keep
 /// running: where the two are level, one thread uses less of the machine.
 pub const GAIN_TO_STAY: f64 = 1.05;
 
@@ -46,6 +48,10 @@ pub const FIRST_TRIAL_AFTER: u32 = 4;
 
 /// The most dense epochs the measured policy waits between two parallel trials.
 pub const MAX_BACKOFF: u32 = 128;
+
+/// Epochs on threads between two sequential probes of the event rate: a probe costs one epoch
+/// at the one-thread rate, an eighth of the time at most.
+pub const PROBE_EVERY: u32 = 8;
 
 /// Windows between two looks at the clock, a power of two (a look costs tens of nanoseconds, a
 /// sparse window not much more).
@@ -111,6 +117,12 @@ struct Meter {
     wait: u32,
     /// The wait after the next failed trial.
     backoff: u32,
+    /// Events and seconds of the epochs on threads since the last probe.
+    stint_events: f64,
+    stint_secs: f64,
+    stint_epochs: u32,
+    /// The sequential epoch under way is a probe after a stint on threads.
+    probing: bool,
 }
 
 /// The switching decision of one run.
@@ -140,8 +152,8 @@ impl Policy {
         m.epoch_events = 0;
     }
 
-    /// Whether to hand over after `windows` windows and `events` events of this segment.
-    fn switch_now(&self, windows: u64, events: u64) -> bool {
+    /// Whether to hand over at this point of the segment.
+    fn switch_now(&self, Tally { windows, events }: Tally) -> bool {
         match self.policy {
             SwitchPolicy::Alternate { windows: w } => windows >= w.max(1),
             SwitchPolicy::Measured => {
@@ -156,8 +168,7 @@ impl Policy {
                 m.epoch_windows = windows;
                 m.epoch_events = events;
                 let dense = dw > 0 && de as f64 >= DENSE_WINDOW_EVENTS * dw as f64;
-                let rate = de as f64 / elapsed.as_secs_f64();
-                m.judge(dense, rate)
+                m.judge(dense, de as f64, elapsed.as_secs_f64())
             }
         }
     }
@@ -174,33 +185,62 @@ impl Meter {
             sequential_rate: None,
             wait: FIRST_TRIAL_AFTER,
             backoff: FIRST_TRIAL_AFTER,
+            stint_events: 0.0,
+            stint_secs: 0.0,
+            stint_epochs: 0,
+            probing: false,
         }
     }
 
-    /// Judges one epoch (`dense`: enough events per window; `rate`: events per second).
-    fn judge(&mut self, dense: bool, rate: f64) -> bool {
+    /// Judges one epoch of `events` events in `secs` seconds (`dense`: enough events per
+    /// window); returns whether to switch executor.
+    fn judge(&mut self, dense: bool, events: f64, secs: f64) -> bool {
+        let rate = events / secs.max(f64::MIN_POSITIVE);
         if !self.parallel {
             if !dense {
                 return false;
             }
             self.sequential_rate = Some(rate);
+            if self.probing {
+                self.probing = false;
+                let threads_rate = self.stint_events / self.stint_secs.max(f64::MIN_POSITIVE);
+                self.end_stint();
+                if threads_rate >= rate * GAIN_TO_STAY {
+                    self.backoff = FIRST_TRIAL_AFTER;
+                    return true;
+                }
+                self.wait = self.backoff;
+                self.backoff = (self.backoff * 4).min(MAX_BACKOFF);
+                return false;
+            }
             if self.wait > 0 {
                 self.wait -= 1;
                 return false;
             }
             return true;
         }
-        let pays = dense
-            && self
-                .sequential_rate
-                .is_none_or(|s| rate >= s * GAIN_TO_STAY);
-        if pays {
-            self.backoff = FIRST_TRIAL_AFTER;
-            return false;
+        if !dense {
+            self.end_stint();
+            self.wait = FIRST_TRIAL_AFTER;
+            return true;
         }
-        self.wait = self.backoff;
-        self.backoff = (self.backoff * 4).min(MAX_BACKOFF);
-        true
+        self.stint_events += events;
+        self.stint_secs += secs;
+        self.stint_epochs += 1;
+        let doubt = self
+            .sequential_rate
+            .is_some_and(|s| rate < s * GAIN_TO_STAY);
+        if doubt || self.stint_epochs >= PROBE_EVERY {
+            self.probing = true;
+            return true;
+        }
+        false
+    }
+
+    fn end_stint(&mut self) {
+        self.stint_events = 0.0;
+        self.stint_secs = 0.0;
+        self.stint_epochs = 0;
     }
 }
 
@@ -216,7 +256,7 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     let (slots, channels) = (input.slots, input.channels);
     let (end_time, progress) = (input.end_time, input.progress);
     let policy = Policy::new(ex.policy);
-    let ask = |windows: u64, events: u64| policy.switch_now(windows, events);
+    let ask = |tally: Tally| policy.switch_now(tally);
     let until = Until {
         every_mask: match ex.policy {
             SwitchPolicy::Measured => CHECK_EVERY - 1,
@@ -241,7 +281,7 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
             left,
             handed_over,
         } = if parallel {
-            parallel::run_segment::<L, P>(threads, input, Some(until))?
+            asynchronous::run_segment::<L, P>(threads, input, Some(until), None)?
         } else {
             sequential::run_segment::<L, P>(input, Some(until))?
         };
@@ -294,32 +334,74 @@ mod tests {
         Meter::new()
     }
 
+    /// Feeds `n` epochs of 40 ms at `rate` events per second; returns the switch decisions.
+    fn epochs(m: &mut Meter, n: usize, dense: bool, rate: f64) -> Vec<bool> {
+        (0..n).map(|_| m.judge(dense, rate * 0.04, 0.04)).collect()
+    }
+
     #[test]
     fn sparse_epochs_never_try_threads() {
         let mut m = meter();
-        for _ in 0..100 {
-            assert!(!m.judge(false, 1e6));
-        }
+        assert!(epochs(&mut m, 100, false, 1e6).iter().all(|&s| !s));
         assert_eq!(m.sequential_rate, None);
     }
 
     #[test]
-    fn dense_epochs_open_a_trial_that_stays_while_it_pays() {
+    fn threads_that_pay_are_probed_every_few_epochs_and_resume() {
         let mut m = meter();
         for _ in 0..FIRST_TRIAL_AFTER {
-            assert!(!m.judge(true, 1e6), "dense, but not for long yet");
-            assert!(!m.judge(false, 1e6), "sparse epochs do not count");
+            assert!(
+                !m.judge(true, 1e6 * 0.04, 0.04),
+                "dense, but not for long yet"
+            );
+            assert!(
+                !m.judge(false, 1e6 * 0.04, 0.04),
+                "sparse epochs do not count"
+            );
         }
-        assert!(m.judge(true, 1e6), "dense long enough: try threads");
-        m.parallel = true;
-        assert!(!m.judge(true, 1.5e6), "1.5 x: stay");
-        assert!(!m.judge(true, 1.06e6), "1.06 x: stay");
         assert!(
-            m.judge(true, 1.04e6),
-            "1.04 x: not enough, back to one thread"
+            m.judge(true, 1e6 * 0.04, 0.04),
+            "dense long enough: try threads"
         );
+        m.parallel = true;
+        let stint = epochs(&mut m, PROBE_EVERY as usize, true, 1.6e6);
+        assert!(stint[..stint.len() - 1].iter().all(|&s| !s), "{stint:?}");
+        assert!(stint[stint.len() - 1], "a probe after {PROBE_EVERY} epochs");
         m.parallel = false;
+        assert!(m.probing);
+        // The phase slowed down: one thread now does 0.8 M/s, threads did 1.6 M/s.
+        assert!(
+            m.judge(true, 0.8e6 * 0.04, 0.04),
+            "threads paid: back at once"
+        );
+        assert_eq!(m.sequential_rate, Some(0.8e6));
+        assert_eq!(m.backoff, FIRST_TRIAL_AFTER);
+    }
+
+    #[test]
+    fn an_epoch_below_the_last_sequential_rate_calls_a_probe_that_decides() {
+        let mut m = meter();
+        m.sequential_rate = Some(2e6);
+        m.parallel = true;
+        // Below 1.05 x the stale rate: probe, even though the phase may just be slower.
+        assert!(m.judge(true, 1.5e6 * 0.04, 0.04));
+        m.parallel = false;
+        // The probe: one thread does 1.0 M/s here, so 1.5 M/s on threads paid.
+        assert!(m.judge(true, 1e6 * 0.04, 0.04));
+        m.parallel = true;
+        // Now threads run at 1.02 M/s against 1.0: not enough.
+        assert!(m.judge(true, 1.02e6 * 0.04, 0.04));
+        m.parallel = false;
+        assert!(
+            !m.judge(true, 1e6 * 0.04, 0.04),
+            "1.02 x: stay on one thread"
+        );
         assert_eq!(m.wait, FIRST_TRIAL_AFTER);
+        assert_eq!(m.backoff, FIRST_TRIAL_AFTER * 4);
+        // A sparse probe epoch says nothing: keep probing.
+        m.probing = true;
+        assert!(!m.judge(false, 1e6 * 0.04, 0.04));
+        assert!(m.probing);
     }
 
     #[test]
@@ -329,17 +411,20 @@ mod tests {
         for _ in 0..10 {
             m.parallel = false;
             let mut dense_epochs = 0;
-            while !m.judge(true, 1e6) {
+            while !m.judge(true, 1e6 * 0.04, 0.04) {
                 dense_epochs += 1;
             }
             waits.push(dense_epochs);
             m.parallel = true;
-            assert!(m.judge(true, 0.5e6), "slower: back");
+            assert!(m.judge(true, 0.5e6 * 0.04, 0.04), "slower: probe");
+            m.parallel = false;
+            assert!(!m.judge(true, 1e6 * 0.04, 0.04), "the probe confirms: stay");
         }
         assert_eq!(waits, [4, 4, 16, 64, 128, 128, 128, 128, 128, 128]);
-        // A sparse parallel epoch also returns, whatever its rate.
+        // A sparse epoch on threads returns to one thread without backing off.
         m.parallel = true;
-        m.backoff = FIRST_TRIAL_AFTER;
-        assert!(m.judge(false, 1e9));
+        let backoff = m.backoff;
+        assert!(m.judge(false, 1e9 * 0.04, 0.04));
+        assert_eq!((m.wait, m.backoff), (FIRST_TRIAL_AFTER, backoff));
     }
 }

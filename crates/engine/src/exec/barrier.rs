@@ -83,6 +83,11 @@ impl SpinBarrier {
         self.wake_sleepers();
     }
 
+    /// Whether [`Self::poison`] was called.
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned.load(Ordering::Acquire)
+    }
+
     /// How many times a waiting thread has gone to sleep (instead of spinning) so far.
     pub fn parks(&self) -> u64 {
         self.parks.load(Ordering::Relaxed)

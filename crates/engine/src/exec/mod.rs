@@ -1,13 +1,17 @@
-//! Executors: the sequential reference executor, the conservative parallel executor, and the
-//! adaptive executor that switches between them at window boundaries.
+//! Executors: the sequential reference executor, the conservative parallel executor (a barrier
+//! per lookahead window), the asynchronous conservative executor (published clocks, no
+//! per-window barrier), and the adaptive executor that switches between them while a run goes
+//! on.
 
 mod adaptive;
+mod asynchronous;
 mod barrier;
 mod parallel;
 mod sequential;
 mod threads;
 
 pub use adaptive::{Adaptive, SwitchPolicy, DENSE_WINDOW_EVENTS, EPOCH, GAIN_TO_STAY, MAX_BACKOFF};
+pub use asynchronous::{Asynchronous, HOUSEKEEPING};
 pub use barrier::{Poisoned, SpinBarrier, WindowReduction};
 pub use parallel::Parallel;
 pub use sequential::{Sequential, SequentialOrder};
@@ -16,22 +20,29 @@ pub use threads::ThreadsExecutor;
 use crate::error::EngineError;
 use crate::event::{Event, EventKey};
 use crate::stats::RunStats;
+use crate::time::Time;
 
 /// When a segment may end: at a window boundary after a multiple of `every_mask + 1` windows
-/// (a power of two, so the test is one mask), `ask` is given the windows ended and the events
-/// handled so far in the segment and says whether to end it there and hand the pending events
-/// to another executor.
+/// (a power of two, so the test is one mask), `ask` is given how far the segment has come and
+/// says whether to end it there and hand the pending events to another executor.
 #[derive(Clone, Copy)]
 pub(crate) struct Until<'a> {
     pub every_mask: u64,
-    pub ask: &'a (dyn Fn(u64, u64) -> bool + Sync),
+    pub ask: &'a (dyn Fn(Tally) -> bool + Sync),
+}
+
+/// How far a segment has come: windows ended and events handled.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Tally {
+    pub windows: u64,
+    pub events: u64,
 }
 
 impl Until<'_> {
-    /// Whether to hand over after `windows` windows and `events` events.
+    /// Whether to hand over at this point.
     #[inline]
-    pub fn now(&self, windows: u64, events: u64) -> bool {
-        windows & self.every_mask == 0 && (self.ask)(windows, events)
+    pub fn now(&self, tally: Tally) -> bool {
+        tally.windows & self.every_mask == 0 && (self.ask)(tally)
     }
 }
 
@@ -43,6 +54,15 @@ pub(crate) struct Segment<E> {
     pub left: Vec<Event<E>>,
     /// The segment ended at a window boundary to continue on another executor.
     pub handed_over: bool,
+}
+
+/// The time (ps, exclusive) at which a stop requested at `t` ends the run: every event before
+/// `t` plus the window width `window` is still handled. An event sent across clusters by the
+/// requesting event lands no earlier, so no executor can have gone past it when it learns of
+/// the request.
+#[inline]
+pub(crate) fn stop_end(t: Time, window: Time) -> Time {
+    t.saturating_add(window)
 }
 
 /// A failure found while handling the event with key `at`; the smallest such key wins, so the

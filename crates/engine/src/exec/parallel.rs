@@ -94,6 +94,8 @@ struct Shared<'a, L: LogicalProcess, P> {
     events_before: u64,
     /// Set by the leader when `until` asked to hand over at this window's end.
     handover: AtomicBool,
+    /// The time of the earliest stop request so far (`Time::MAX`: none).
+    stop_at: AtomicU64,
 }
 
 struct WorkerResult {
@@ -191,6 +193,7 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         until,
         events_before: progress.events(),
         handover: AtomicBool::new(false),
+        stop_at: AtomicU64::new(Time::MAX),
     };
 
     let guarded = |shared: &Shared<'_, L, P>, me: usize| {
@@ -335,14 +338,20 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
     let mut gmin = first;
     let mut generation = 0usize;
     let mut handed_over = false;
+    // Events at or after `limit` are not handled: the end time, or earlier after a stop request.
+    let mut limit = sh.end_time;
+    let mut stopping = false;
     let stop = loop {
+        if stopping && (gmin == Time::MAX || gmin >= limit) {
+            break StopReason::Requested;
+        }
         if gmin == Time::MAX {
             break StopReason::Drained;
         }
-        if gmin >= sh.end_time {
+        if gmin >= limit {
             break StopReason::EndTime;
         }
-        let window_end = gmin.saturating_add(sh.window).min(sh.end_time);
+        let window_end = gmin.saturating_add(sh.window).min(limit);
         let parity = generation & 1;
         let mut local_min = Time::MAX;
         let mut stop_requested = false;
@@ -382,6 +391,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                     next.lp.prefetch();
                 }
                 let first_new = sent.len();
+                let asked_before = stop_requested;
                 dispatch(
                     &mut cl.slots[local],
                     ev,
@@ -389,6 +399,9 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                     &mut stop_requested,
                     sh.end_time,
                 );
+                if stop_requested && !asked_before {
+                    sh.stop_at.fetch_min(t, Ordering::AcqRel);
+                }
                 let mut now_due = false;
                 for out in &sent[first_new..] {
                     match sh.channels.destination(me, my_cluster, t, out) {
@@ -449,7 +462,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 sh.progress.set_now(window_end);
                 if let Some(until) = sh.until {
                     let events = sh.progress.events() - sh.events_before;
-                    if until.now(windows, events) {
+                    if until.now(super::Tally { windows, events }) {
                         sh.handover.store(true, Ordering::Release);
                     }
                 }
@@ -463,13 +476,16 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         if reduced.flags & FLAG_ERROR != 0 {
             break StopReason::Requested;
         }
-        if reduced.flags & FLAG_STOP != 0 {
-            break StopReason::Requested;
+        if reduced.flags & FLAG_STOP != 0 && !stopping {
+            // Every stop request of later windows is later than this window's.
+            stopping = true;
+            let at = sh.stop_at.load(Ordering::Acquire);
+            limit = limit.min(super::stop_end(at, sh.window));
         }
         if reduced.flags & FLAG_CANCEL != 0 {
             break StopReason::Cancelled;
         }
-        if sh.handover.load(Ordering::Acquire) {
+        if !stopping && sh.handover.load(Ordering::Acquire) {
             // The stop reason of a handed-over segment is not used.
             handed_over = true;
             break StopReason::Drained;

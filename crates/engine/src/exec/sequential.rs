@@ -25,9 +25,11 @@ pub enum SequentialOrder {
 
 /// Runs a simulation on the calling thread.
 ///
-/// Both orders give identical results. The global order tracks the same lookahead windows as
+/// Both orders give identical results. The global order counts the same lookahead windows as
 /// the parallel executor (a window opens at the first event at or after the previous window's
-/// end) so that stop requests and lookahead errors take effect identically.
+/// end), for statistics and for the points where the adaptive executor may hand over. A stop
+/// request by an event at time `s` ends the run after every event earlier than `s` plus the
+/// window width, on every executor ([`crate::lp::Ctx::request_stop`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sequential {
     /// Pending-event structure.
@@ -91,7 +93,10 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
         pending.push(ev);
     }
     let mut out = Vec::new();
+    // Events at or after `limit` are not handled: the end time, or earlier after a stop request.
+    let mut limit = end_time;
     let mut stop_requested = false;
+    let mut stopping = false;
     let mut window_end: Time = 0;
     let mut windows = 0u64;
     let mut events = 0u64;
@@ -99,8 +104,10 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
     let mut failure: Option<Failure> = None;
     let mut left: Vec<Event<L::Event>> = Vec::new();
     let reason = loop {
-        let Some(ev) = pending.pop_before(end_time) else {
-            break Some(if pending.is_empty() {
+        let Some(ev) = pending.pop_before(limit) else {
+            break Some(if stopping {
+                StopReason::Requested
+            } else if pending.is_empty() {
                 StopReason::Drained
             } else {
                 StopReason::EndTime
@@ -108,13 +115,13 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
         };
         let t = ev.time();
         if t >= window_end {
-            if stop_requested {
-                break Some(StopReason::Requested);
-            }
             if progress.is_cancelled() {
                 break Some(StopReason::Cancelled);
             }
-            if windows > 0 && until.is_some_and(|u| u.now(windows, events)) {
+            if windows > 0
+                && !stopping
+                && until.is_some_and(|u| u.now(super::Tally { windows, events }))
+            {
                 pending.push(ev);
                 while let Some(e) = pending.pop_before(Time::MAX) {
                     left.push(e);
@@ -122,7 +129,7 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
                 break None;
             }
             windows += 1;
-            window_end = t.saturating_add(window).min(end_time);
+            window_end = t.saturating_add(window).min(limit);
         }
         let key = ev.key;
         let me = ev.dst;
@@ -143,6 +150,11 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
             &mut stop_requested,
             end_time,
         );
+        if stop_requested && !stopping {
+            // The first request in key order is the earliest in time.
+            stopping = true;
+            limit = limit.min(super::stop_end(t, window));
+        }
         for sent in out.drain(..) {
             if failure.is_none() {
                 if let Err(error) = channels.check(me, t, &sent) {

@@ -1,10 +1,10 @@
 //! The executor a thread setting ([`Threads`]) runs on, chosen in one place for every command:
-//! one thread runs the global-order sequential reference executor, several the conservative
-//! parallel executor, and `auto` the adaptive executor, which runs sequentially and moves to
-//! the parallel executor over up to one thread per core ([`crate::auto_threads`]) only while
-//! that is measured to pay. Results are identical on all three.
+//! one thread runs the global-order sequential reference executor, several the asynchronous
+//! conservative executor, and `auto` the adaptive executor, which runs sequentially and moves
+//! to the asynchronous executor over up to one thread per core ([`crate::auto_threads`]) only
+//! while that is measured to pay. Results are identical on all three.
 
-use super::{Adaptive, Parallel, Sequential, SwitchPolicy};
+use super::{Adaptive, Asynchronous, Sequential, SwitchPolicy};
 use crate::error::EngineError;
 use crate::lp::LogicalProcess;
 use crate::pending::PendingKind;
@@ -17,8 +17,8 @@ use crate::Threads;
 pub enum ThreadsExecutor {
     /// One thread: the global-order sequential executor.
     One(Sequential),
-    /// A fixed number of threads above one: the parallel executor.
-    Many(Parallel),
+    /// A fixed number of threads above one: the asynchronous executor.
+    Many(Asynchronous),
     /// `auto`: the adaptive executor.
     Auto(Adaptive),
 }
@@ -28,7 +28,10 @@ impl ThreadsExecutor {
     pub fn new(threads: Threads, pending: PendingKind) -> Self {
         match threads {
             Threads::Count(n) if n <= 1 => ThreadsExecutor::One(Sequential::reference(pending)),
-            Threads::Count(n) => ThreadsExecutor::Many(Parallel::new(n)),
+            Threads::Count(n) => ThreadsExecutor::Many(Asynchronous {
+                threads: n,
+                pending,
+            }),
             Threads::Auto => ThreadsExecutor::Auto(Adaptive {
                 threads: crate::auto_threads(),
                 pending,
@@ -65,7 +68,7 @@ mod tests {
         ));
         assert!(matches!(
             ThreadsExecutor::new(Threads::Count(3), p),
-            ThreadsExecutor::Many(x) if x.threads == 3
+            ThreadsExecutor::Many(x) if x.threads == 3 && x.pending == p
         ));
         assert!(matches!(
             ThreadsExecutor::new(Threads::Auto, p),

@@ -4,9 +4,9 @@
 use bbsim_engine::digest::Digest;
 use bbsim_engine::phold::{state_digest, PholdParams};
 use bbsim_engine::{
-    Adaptive, Ctx, EngineError, Executor, LogicalProcess, LookaheadTable, LpId, Parallel,
-    PartitionSpec, PendingKind, Sequential, SequentialOrder, SimConfig, Simulation, StopReason,
-    SwitchPolicy, Time,
+    Adaptive, Asynchronous, Ctx, EngineError, Executor, LogicalProcess, LookaheadTable, LpId,
+    Parallel, PartitionSpec, PendingKind, Sequential, SequentialOrder, SimConfig, Simulation,
+    StopReason, SwitchPolicy, Time,
 };
 
 /// Every executor configuration the tests compare.
@@ -25,6 +25,14 @@ fn executors() -> Vec<(String, Box<dyn Fn() -> AnyExec>)> {
             v.push((
                 format!("parallel/{threads}/{pending:?}"),
                 Box::new(move || AnyExec::Par(Parallel { threads, pending })),
+            ));
+        }
+    }
+    for threads in 1..=4 {
+        for pending in [PendingKind::Heap, PendingKind::Ring, PendingKind::Window] {
+            v.push((
+                format!("asynchronous/{threads}/{pending:?}"),
+                Box::new(move || AnyExec::Async(Asynchronous { threads, pending })),
             ));
         }
     }
@@ -55,6 +63,7 @@ enum AnyExec {
     Seq(Sequential),
     Par(Parallel),
     Adaptive(Adaptive),
+    Async(Asynchronous),
 }
 
 impl Executor for AnyExec {
@@ -66,6 +75,7 @@ impl Executor for AnyExec {
             AnyExec::Seq(s) => s.execute(input),
             AnyExec::Par(p) => p.execute(input),
             AnyExec::Adaptive(a) => a.execute(input),
+            AnyExec::Async(a) => a.execute(input),
         }
     }
 }

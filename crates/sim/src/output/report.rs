@@ -292,7 +292,7 @@ pub fn write(rendered: &Rendered, out: &mut OutputSet) -> io::Result<()> {
 }
 
 /// Below this many events per lookahead window on average, a run on several threads is expected
-/// to be slower than on one: each window ends in a barrier of every thread
+/// to be slower than on one: the threads wait on each other's clocks about once a window
 /// ([`bbsim_engine::exec::DENSE_WINDOW_EVENTS`], which `auto` also goes by).
 pub const EVENTS_PER_WINDOW_FOR_THREADS: f64 = bbsim_engine::exec::DENSE_WINDOW_EVENTS;
 
@@ -308,8 +308,8 @@ fn thread_note(stats: &RunStats) -> Option<String> {
         || {
             format!(
                 "note: {} threads ran {per_window:.1} events per lookahead window on average; below \
-                 {EVENTS_PER_WINDOW_FOR_THREADS} the windows' barriers cost more than the threads \
-                 gain, so one thread, or `auto` (the default), is expected to be faster, with \
+                 {EVENTS_PER_WINDOW_FOR_THREADS} waiting on each other's clocks costs the threads \
+                 more than they gain, so one thread, or `auto` (the default), is expected to be faster, with \
                  identical results",
                 stats.threads
             )

@@ -1,0 +1,989 @@
+//! The asynchronous conservative executor: threads that wait only for the threads they hear
+//! from, not for a global barrier every lookahead window.
+//!
+//! Each worker thread owns a set of clusters (their LPs and one pending-event set for all of
+//! them) and publishes a *clock*: a lower bound on the time of every event it will still
+//! handle. Every event sent across clusters carries at least the window width `L` (the smallest
+//! declared lookahead), so a thread may handle every pending event earlier than the smallest
+//! clock of the other threads plus `L`; nothing it will ever receive is earlier. A thread reads
+//! the others' clocks, then takes in the events they sent it, then publishes
+//! `min(its earliest pending event, smallest other clock + L)` and handles what it may. Events
+//! for another thread are handed over after each batch and before the next clock, so a clock
+//! read is never ahead of the events sent under it. This is the Chandy-Misra-Bryant protocol
+//! with the clocks in shared memory instead of null messages.
+//!
+//! Where every thread is blocked (an idle stretch of simulated time: clocks would only creep
+//! forward by `L` per exchange), where a run ends, fails or is cancelled, and every 20 ms of
+//! wall time for housekeeping, the threads meet at a *sync*: two barriers with nothing in
+//! flight, which reduce the earliest pending event anywhere and jump every clock to it. At a
+//! housekeeping sync the clusters may be dealt out again by the events each handled since the
+//! last one (longest first, to the least loaded thread), so a hot cluster, such as the pod
+//! that holds the burst-buffer servers, does not leave the other threads waiting.
+//!
+//! Results are those of every other executor: each LP handles its events in key order, and
+//! neither the clusters' owners nor the order in which threads reach their events changes
+//! what any LP sees. A stop request at time `s` ends the run after every event before
+//! `s + L` ([`super::stop_end`]); a lookahead error reports the failure with the smallest event
+//! key, after every thread has handled its events below that key.
+
+use super::barrier::{SpinBarrier, WindowReduction, FLAG_CANCEL};
+use super::{stop_end, Failure, Segment, Tally, Until};
+use crate::error::EngineError;
+use crate::event::{Event, EventKey};
+use crate::lp::{LogicalProcess, LpSlot};
+use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
+use crate::sim::{dispatch, Channels, Executor, RunInput};
+use crate::stats::{Progress, RunStats, StopReason, ThreadStats};
+use crate::time::Time;
+use crossbeam::utils::CachePadded;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Wall time between two housekeeping syncs (load balance, the adaptive executor's question).
+pub const HOUSEKEEPING: Duration = Duration::from_millis(20);
+
+/// Events handled since the last look below which the clusters are not dealt out again.
+const REBALANCE_MIN_EVENTS: u64 = 100_000;
+
+/// How much the busiest thread's share must shrink (as a fraction of the mean load) for the
+/// clusters to be dealt out again: moving a cluster costs its LPs' cache lines.
+const REBALANCE_GAIN: f64 = 0.05;
+
+/// The most events a thread handles between two looks at the other threads' clocks. Its own
+/// clock moves on only between batches, so a long batch holds the others back; a short one
+/// costs a look at every clock. 8 was fastest of 2-64 on the study's GTC at 4 MB per rank.
+const TURN_EVENTS: u64 = 8;
+
+/// How long a blocked thread spins before it sleeps until another thread's clock, mail or a
+/// sync request wakes it: long next to the usual wait for a neighbour's batch (microseconds),
+/// short next to a scheduler time slice (milliseconds), which is what a descheduled neighbour
+/// costs a spinning thread on a machine with more threads than free cores.
+const SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(50);
+
+/// The shortest spin before sleeping: a thread whose waits keep ending in sleep (its
+/// neighbours are not on a core) spins a quarter as long after each such wait, down to this;
+/// a wait that ends while spinning doubles the spin again, up to [`SPIN_BEFORE_SLEEP`].
+const SPIN_MIN: Duration = Duration::from_micros(2);
+
+/// The longest a blocked thread sleeps before it looks again without being woken (a
+/// cancellation from outside does not wake it).
+const NAP_MAX: Duration = Duration::from_millis(1);
+
+/// Loop turns of thread 0 between two looks at the wall clock.
+const CLOCK_LOOK_EVERY: u32 = 64;
+
+/// Events a thread handles between two additions to the run's progress counter, which every
+/// thread shares.
+const PROGRESS_EVERY: u64 = 4096;
+
+/// Flag of a sync: the thread holds an event below the earliest failure's key.
+const FLAG_BELOW_FAILURE: u32 = 8;
+
+/// Runs clusters of LPs on `threads` worker threads that synchronise through published clocks
+/// (see the module documentation).
+#[derive(Clone, Copy, Debug)]
+pub struct Asynchronous {
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Pending-event structure of each thread.
+    pub pending: PendingKind,
+}
+
+impl Asynchronous {
+    /// An asynchronous executor on `threads` workers with the default pending-event structure.
+    pub fn new(threads: usize) -> Self {
+        Asynchronous {
+            threads: threads.max(1),
+            pending: PendingKind::default(),
+        }
+    }
+}
+
+impl Executor for Asynchronous {
+    fn execute<L: LogicalProcess>(&self, input: RunInput<'_, L>) -> Result<RunStats, EngineError> {
+        let run = match self.pending {
+            PendingKind::Heap => run_segment::<L, HeapSet<L::Event>>,
+            PendingKind::Ring => run_segment::<L, BucketRing<L::Event>>,
+            PendingKind::Window => run_segment::<L, WindowSet<L::Event>>,
+        };
+        run(self.threads, input, None, None).map(|s| s.stats)
+    }
+}
+
+/// One cluster's LPs.
+struct Lps<L: LogicalProcess> {
+    slots: Vec<LpSlot<L>>,
+    /// Global LP index of each local slot.
+    members: Vec<u32>,
+    /// The first member, when the members are consecutive LPs (local slot = LP - first).
+    first_member: Option<u32>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// What the threads do after a sync; every thread computes the same from the same inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Decision {
+    /// Go on; the earliest pending event anywhere is at this time.
+    Continue(Time),
+    /// Hand the pending events over to another executor.
+    HandOver,
+    /// The run is over.
+    Exit(StopReason),
+    /// The run failed (the earliest failure is in `Shared::failure`).
+    Fail,
+}
+
+/// Events sent to one thread by the others, taken in at its next turn.
+type Inbox<E> = Mutex<Vec<Event<E>>>;
+
+/// State shared by all workers of one run.
+struct Shared<'a, L: LogicalProcess> {
+    lps: Vec<Mutex<Lps<L>>>,
+    local_index: Vec<u32>,
+    channels: Channels<'a>,
+    window: Time,
+    end_time: Time,
+    progress: &'a Progress,
+    until: Option<Until<'a>>,
+    events_before: u64,
+    /// Per thread: no event the thread handles from now on is earlier.
+    clocks: Vec<CachePadded<AtomicU64>>,
+    /// Per thread: its earliest pending event when it last looked (a hint for syncs only).
+    heads: Vec<CachePadded<AtomicU64>>,
+    /// Per thread: events sent to it by the others, and whether there are any.
+    inbox: Vec<CachePadded<Inbox<L::Event>>>,
+    has_mail: Vec<CachePadded<AtomicBool>>,
+    /// Some thread asked for a sync.
+    sync_wanted: CachePadded<AtomicBool>,
+    barrier: SpinBarrier,
+    /// Set by the last thread into a sync when `until` asked to hand over.
+    handover: AtomicBool,
+    /// Set by the last thread into a sync when the clusters were dealt out again.
+    moved: AtomicBool,
+    /// The cluster each thread owns, by cluster; rewritten only inside a sync.
+    owner: Mutex<Vec<u16>>,
+    /// Events per cluster since the last look, added up at syncs.
+    load: Vec<AtomicU64>,
+    /// Time of the earliest stop request (`Time::MAX`: none).
+    stop_at: AtomicU64,
+    /// The failure with the smallest key so far, and its time for a cheap look.
+    failure: Mutex<Option<Failure>>,
+    fail_time: AtomicU64,
+    /// Windows of thread 0's events so far (for `until`).
+    windows: AtomicU64,
+
+    /// Threads asleep, or about to sleep, on `wake`.
+    sleepers: CachePadded<AtomicUsize>,
+    nap: Mutex<()>,
+    wake: Condvar,
+}
+
+impl<L: LogicalProcess> Shared<'_, L> {
+    /// Wakes the sleeping threads after a clock, a mailbox or the sync request changed. The
+    /// change and a sleeper's registration are each followed by a full fence before the other
+    /// is read, so either the sleeper's recheck sees the change or this sees the sleeper.
+    fn nudge(&self) {
+        fence(Ordering::SeqCst);
+        if self.sleepers.load(Ordering::Relaxed) > 0 {
+            let _guard = lock(&self.nap);
+            self.wake.notify_all();
+        }
+    }
+
+    /// Asks every thread to meet at a sync.
+    fn want_sync(&self) {
+        self.sync_wanted.store(true, Ordering::Release);
+        self.nudge();
+    }
+}
+
+/// What one worker returns.
+struct WorkerResult<E> {
+    stats: ThreadStats,
+    last: Time,
+    decision: Decision,
+    /// Pending events after a handover.
+    left: Vec<Event<E>>,
+}
+
+/// Deals clusters out to `threads` threads by weight: heaviest first, each to the thread with
+/// the least weight so far (ties to the lower thread). Returns each cluster's thread.
+pub(crate) fn deal_out(weights: &[u64], threads: usize) -> Vec<u16> {
+    let threads = threads.max(1);
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    order.sort_by(|&a, &b| weights[b].cmp(&weights[a]).then(a.cmp(&b)));
+    let mut total = vec![0u64; threads];
+    let mut owner = vec![0u16; weights.len()];
+    for c in order {
+        let t = (0..threads).min_by_key(|&t| (total[t], t)).unwrap_or(0);
+        total[t] += weights[c];
+        owner[c] = t as u16;
+    }
+    owner
+}
+
+/// The busiest thread's load over the mean (1.0: even) for an assignment.
+fn imbalance(weights: &[u64], owner: &[u16], threads: usize) -> f64 {
+    let mut total = vec![0u64; threads.max(1)];
+    for (&w, &o) in weights.iter().zip(owner) {
+        total[usize::from(o)] += w;
+    }
+    let sum: u64 = total.iter().sum();
+    if sum == 0 {
+        return 1.0;
+    }
+    let max = total.iter().copied().max().unwrap_or(0);
+    max as f64 * total.len() as f64 / sum as f64
+}
+
+/// Runs until the run ends or, at a housekeeping sync, `until` asks to hand the pending events
+/// over. `weights` (events per cluster, if known) deals the clusters out at the start; LP counts
+/// do otherwise.
+pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
+    threads: usize,
+    input: RunInput<'a, L>,
+    until: Option<Until<'a>>,
+    weights: Option<&[u64]>,
+) -> Result<Segment<L::Event>, EngineError> {
+    let started = Instant::now();
+    let threads = threads.clamp(1, usize::from(u16::MAX));
+    let RunInput {
+        slots,
+        initial,
+        channels,
+        end_time,
+        progress,
+    } = input;
+    let window = channels.window();
+    if window == 0 {
+        return Err(EngineError::ZeroLookahead);
+    }
+    let nlp = slots.len();
+    let nclusters = channels.clusters();
+
+    let mut local_index = vec![0u32; nlp];
+    let mut lps: Vec<Lps<L>> = (0..nclusters)
+        .map(|_| Lps {
+            slots: Vec::new(),
+            members: Vec::new(),
+            first_member: None,
+        })
+        .collect();
+    for (i, slot) in slots.drain(..).enumerate() {
+        let c = &mut lps[channels.cluster_of[i] as usize];
+        local_index[i] = c.slots.len() as u32;
+        c.slots.push(slot);
+        c.members.push(i as u32);
+    }
+    for c in &mut lps {
+        let consecutive = c.members.windows(2).all(|w| w[1] == w[0] + 1);
+        c.first_member = c.members.first().copied().filter(|_| consecutive);
+    }
+    // A thread that owns no LP would only relay clocks.
+    let threads = threads.min(lps.iter().filter(|c| !c.slots.is_empty()).count().max(1));
+    let owner = match weights.filter(|w| w.len() == nclusters && w.iter().any(|&x| x > 0)) {
+        Some(w) => deal_out(w, threads),
+        None => {
+            let sizes: Vec<u64> = lps.iter().map(|c| c.slots.len() as u64).collect();
+            deal_out(&sizes, threads)
+        }
+    };
+    let mut firsts: Vec<Vec<Event<L::Event>>> = (0..threads).map(|_| Vec::new()).collect();
+    for ev in initial {
+        let c = channels.cluster_of(ev.dst) as usize;
+        firsts[usize::from(owner[c])].push(ev);
+    }
+    let shared = Shared {
+        lps: lps.into_iter().map(Mutex::new).collect(),
+        local_index,
+        channels,
+        window,
+        end_time,
+        progress,
+        until,
+        events_before: progress.events(),
+        clocks: (0..threads)
+            .map(|_| CachePadded::new(AtomicU64::new(0)))
+            .collect(),
+        heads: (0..threads)
+            .map(|_| CachePadded::new(AtomicU64::new(0)))
+            .collect(),
+        inbox: firsts
+            .into_iter()
+            .map(|v| CachePadded::new(Mutex::new(v)))
+            .collect(),
+        has_mail: (0..threads)
+            .map(|_| CachePadded::new(AtomicBool::new(true)))
+            .collect(),
+        sync_wanted: CachePadded::new(AtomicBool::new(false)),
+        barrier: SpinBarrier::new(threads),
+        handover: AtomicBool::new(false),
+        moved: AtomicBool::new(false),
+        owner: Mutex::new(owner),
+        load: (0..nclusters).map(|_| AtomicU64::new(0)).collect(),
+        stop_at: AtomicU64::new(Time::MAX),
+        failure: Mutex::new(None),
+        fail_time: AtomicU64::new(Time::MAX),
+        windows: AtomicU64::new(0),
+        sleepers: CachePadded::new(AtomicUsize::new(0)),
+        nap: Mutex::new(()),
+        wake: Condvar::new(),
+    };
+
+    let guarded = |shared: &Shared<'_, L>, me: usize| {
+        catch_unwind(AssertUnwindSafe(|| worker::<L, P>(shared, me))).map_err(|p| {
+            shared.barrier.poison();
+            shared.nudge();
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            EngineError::WorkerPanicked(msg)
+        })
+    };
+    let results: Vec<Result<WorkerResult<L::Event>, EngineError>> = if threads == 1 {
+        vec![guarded(&shared, 0)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|me| {
+                    let shared = &shared;
+                    s.spawn(move || guarded(shared, me))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(EngineError::WorkerPanicked("join failed".into())))
+                })
+                .collect()
+        })
+    };
+
+    let mut back: Vec<Option<LpSlot<L>>> = (0..nlp).map(|_| None).collect();
+    for c in shared.lps {
+        let c = c.into_inner().unwrap_or_else(|p| p.into_inner());
+        for (slot, g) in c.slots.into_iter().zip(c.members) {
+            back[g as usize] = Some(slot);
+        }
+    }
+    slots.extend(back.into_iter().flatten());
+
+    let mut per_thread = Vec::with_capacity(threads);
+    let mut last = 0;
+    let mut decision = Decision::Exit(StopReason::Drained);
+    let mut left = Vec::new();
+    for r in results {
+        let mut r = r?;
+        last = last.max(r.last);
+        decision = r.decision;
+        left.append(&mut r.left);
+        per_thread.push(r.stats);
+    }
+    progress.set_now(last);
+    if decision == Decision::Fail {
+        let failure = shared
+            .failure
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = failure {
+            return Err(f.error);
+        }
+    }
+    let (stop, handed_over) = match decision {
+        Decision::Exit(reason) => (reason, false),
+        // The stop reason of a handed-over segment is not used.
+        _ => (StopReason::Drained, true),
+    };
+    if handed_over {
+        for inbox in shared.inbox {
+            left.append(
+                &mut CachePadded::into_inner(inbox)
+                    .into_inner()
+                    .unwrap_or_default(),
+            );
+        }
+    }
+    let events = per_thread.iter().map(|t: &ThreadStats| t.events).sum();
+    // The thread that saw the most windows of its own events comes closest to the windows a
+    // windowed executor opens over everyone's.
+    let stats = RunStats {
+        events,
+        windows: per_thread
+            .iter()
+            .map(|t| t.cluster_windows)
+            .max()
+            .unwrap_or(0),
+        last_event_time: last,
+        window,
+        threads,
+        parallel_events: if threads > 1 { events } else { 0 },
+        clusters: nclusters,
+        per_thread,
+        wall: started.elapsed(),
+        stop,
+    };
+    Ok(Segment {
+        stats,
+        left,
+        handed_over,
+    })
+}
+
+/// One worker's clusters, pending events and outboxes.
+struct Worker<'s, L: LogicalProcess, P> {
+    me: usize,
+    /// Guards of the clusters this thread owns, by cluster.
+    owned: Vec<Option<MutexGuard<'s, Lps<L>>>>,
+    /// This thread's copy of the cluster owners.
+    owner: Vec<u16>,
+    pending: P,
+    /// Events for each other thread, handed over after each batch.
+    outboxes: Vec<Vec<Event<L::Event>>>,
+    /// Events handled per cluster since the last sync.
+    counts: Vec<u64>,
+    /// The clock this thread last published.
+    clock: Time,
+    /// The end of the current window of this thread's events: a window opens at its first
+    /// event at or after the last one's end, as the windowed executors open theirs, so the
+    /// events per window compare with theirs.
+    window_end: Time,
+    stats: ThreadStats,
+    last: Time,
+    /// This thread found a failure and handles nothing more.
+    failed: bool,
+    /// Events handled and not yet added to the run's progress.
+    unreported: u64,
+
+    /// Sends of the event being handled, and their clusters (kept for their capacity).
+    sent: Vec<Event<L::Event>>,
+    dests: Vec<u32>,
+}
+
+impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
+    /// Adds the events handled since the last report to the run's progress.
+    fn report(&mut self, sh: &Shared<'_, L>) {
+        sh.progress.add_events(self.unreported);
+        self.unreported = 0;
+
+        if self.me == 0 {
+            sh.progress.set_now(self.last);
+        }
+    }
+
+    fn publish_clock(&mut self, sh: &Shared<'_, L>, clock: Time) {
+        if clock != self.clock {
+            self.clock = clock;
+            sh.clocks[self.me].store(clock, Ordering::Release);
+            sh.nudge();
+        }
+    }
+
+    /// The smallest clock of the other threads plus the window: nothing this thread will
+    /// receive from now on is earlier.
+    fn bound(&self, sh: &Shared<'_, L>) -> Time {
+        sh.clocks
+            .iter()
+            .enumerate()
+            .filter(|&(t, _)| t != self.me)
+            .map(|(_, c)| c.load(Ordering::Acquire))
+            .min()
+            .unwrap_or(Time::MAX)
+            .saturating_add(sh.window)
+    }
+
+    fn take_mail(&mut self, sh: &Shared<'_, L>) {
+        if sh.has_mail[self.me].load(Ordering::Acquire) {
+            let mut inbox = lock(&sh.inbox[self.me]);
+            for ev in inbox.drain(..) {
+                self.pending.push(ev);
+            }
+            sh.has_mail[self.me].store(false, Ordering::Relaxed);
+        }
+    }
+
+    fn send_mail(&mut self, sh: &Shared<'_, L>) {
+        let mut sent = false;
+        for (t, out) in self.outboxes.iter_mut().enumerate() {
+            if !out.is_empty() {
+                let mut inbox = lock(&sh.inbox[t]);
+                inbox.append(out);
+                sh.has_mail[t].store(true, Ordering::Release);
+                sent = true;
+            }
+        }
+        if sent {
+            sh.nudge();
+        }
+    }
+
+    /// Sleeps until woken or [`NAP_MAX`] has passed, unless a clock, this thread's mailbox or
+    /// the sync request changed since the look that found nothing to do (whose bound was
+    /// `bound`).
+    fn nap(&self, sh: &Shared<'_, L>, bound: Time) {
+        sh.sleepers.fetch_add(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        let guard = lock(&sh.nap);
+        let quiet = !sh.sync_wanted.load(Ordering::Acquire)
+            && !sh.has_mail[self.me].load(Ordering::Acquire)
+            && !sh.barrier.is_poisoned()
+            && self.bound(sh) == bound;
+        if quiet {
+            let _ = sh.wake.wait_timeout(guard, NAP_MAX);
+        } else {
+            drop(guard);
+        }
+        sh.sleepers.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    fn take_clusters(&mut self, sh: &'s Shared<'_, L>) {
+        for (c, &o) in self.owner.iter().enumerate() {
+            if usize::from(o) == self.me && self.owned[c].is_none() {
+                self.owned[c] = Some(lock(&sh.lps[c]));
+            }
+        }
+    }
+
+    /// Handles every pending event before `limit` (lowered by a stop request), routing sends.
+    /// Returns the number of events handled.
+    fn batch(&mut self, sh: &Shared<'_, L>, mut limit: Time) -> u64 {
+        let me = self.me as u16;
+        let fail_time = sh.fail_time.load(Ordering::Acquire);
+        let mut sent = std::mem::take(&mut self.sent);
+        let mut dests = std::mem::take(&mut self.dests);
+        let mut stop_requested = false;
+        let mut handled = 0;
+        while handled < TURN_EVENTS {
+            let Some(ev) = self.pending.pop_before(limit) else {
+                break;
+            };
+            let t = ev.time();
+            let key = ev.key;
+            if t >= fail_time && !below_failure(sh, key) {
+                self.pending.push(ev);
+                break;
+            }
+            let dst = ev.dst;
+            let c = sh.channels.cluster_of(dst);
+            let Some(lps) = self.owned[c as usize].as_deref_mut() else {
+                unreachable!("an event for cluster {c}, which thread {me} does not own");
+            };
+            let local = match lps.first_member {
+                Some(first) => dst.0.wrapping_sub(first) as usize,
+                None => sh.local_index[dst.index()] as usize,
+            };
+            self.counts[c as usize] += 1;
+            if t >= self.window_end {
+                self.stats.cluster_windows += 1;
+                self.window_end = t.saturating_add(sh.window);
+            }
+            self.last = t;
+            handled += 1;
+            dispatch(
+                &mut lps.slots[local],
+                ev,
+                &mut sent,
+                &mut stop_requested,
+                sh.end_time,
+            );
+            if stop_requested {
+                stop_requested = false;
+                sh.stop_at.fetch_min(t, Ordering::AcqRel);
+                limit = limit.min(stop_end(t, sh.window));
+            }
+            let mut failed = None;
+            for out in &sent {
+                match sh.channels.destination(dst, c, t, out) {
+                    Ok(dc) => dests.push(dc),
+                    Err(error) => {
+                        failed = Some(error);
+                        break;
+                    }
+                }
+            }
+            if let Some(error) = failed {
+                sent.clear();
+                dests.clear();
+                let mut f = lock(&sh.failure);
+                *f = Failure::earliest(f.take(), Some(Failure { at: key, error }));
+                sh.fail_time.fetch_min(t, Ordering::AcqRel);
+                self.failed = true;
+                break;
+            }
+            for (out, dc) in sent.drain(..).zip(dests.drain(..)) {
+                let o = self.owner[dc as usize];
+                if o == me {
+                    self.pending.push(out);
+                } else {
+                    self.outboxes[usize::from(o)].push(out);
+                }
+            }
+        }
+        self.sent = sent;
+        self.dests = dests;
+        self.send_mail(sh);
+        self.unreported += handled;
+        if self.unreported >= PROGRESS_EVERY {
+            self.report(sh);
+        }
+        self.stats.events += handled;
+        handled
+    }
+
+    /// Meets every other thread with nothing in flight; returns what to do next.
+    fn sync(&mut self, sh: &'s Shared<'_, L>) -> Result<Decision, ()> {
+        self.report(sh);
+        if self.me == 0 {
+            sh.windows
+                .store(self.stats.cluster_windows, Ordering::Relaxed);
+        }
+        for (c, n) in self.counts.iter_mut().enumerate() {
+            if *n > 0 {
+                sh.load[c].fetch_add(*n, Ordering::Relaxed);
+                *n = 0;
+            }
+        }
+        let quiet = WindowReduction {
+            min_time: Time::MAX,
+            flags: 0,
+        };
+        let threads = sh.clocks.len();
+        sh.barrier
+            .wait(quiet, || {
+                sh.sync_wanted.store(false, Ordering::Relaxed);
+                sh.moved.store(false, Ordering::Relaxed);
+                rebalance(sh, threads);
+            })
+            .map_err(|_| ())?;
+        // Nothing is handled or sent until every thread has left the second barrier, so what
+        // is read here is the same for every thread.
+        self.take_mail(sh);
+        let head = self.pending.next_time().unwrap_or(Time::MAX);
+        let failure_key = lock(&sh.failure).as_ref().map(|f| f.at);
+        let stop_at = sh.stop_at.load(Ordering::Acquire);
+        let mut flags = 0;
+        if sh.progress.is_cancelled() {
+            flags |= FLAG_CANCEL;
+        }
+        if let Some(fk) = failure_key {
+            if let Some(ev) = self.pending.pop_before(Time::MAX) {
+                if ev.key < fk {
+                    flags |= FLAG_BELOW_FAILURE;
+                }
+                self.pending.push(ev);
+            }
+        }
+        let reduced = sh
+            .barrier
+            .wait(
+                WindowReduction {
+                    min_time: head,
+                    flags,
+                },
+                || {
+                    let windows = sh.windows.load(Ordering::Relaxed);
+                    if let Some(until) = sh.until {
+                        let tally = Tally {
+                            windows,
+                            events: sh.progress.events() - sh.events_before,
+                        };
+                        if (until.ask)(tally) {
+                            sh.handover.store(true, Ordering::Release);
+                        }
+                    }
+                },
+            )
+            .map_err(|_| ())?;
+        let gmin = reduced.min_time;
+        let limit = if stop_at == Time::MAX {
+            sh.end_time
+        } else {
+            sh.end_time.min(stop_end(stop_at, sh.window))
+        };
+        let decision = if reduced.flags & FLAG_CANCEL != 0 {
+            Decision::Exit(StopReason::Cancelled)
+        } else if failure_key.is_some() {
+            if reduced.flags & FLAG_BELOW_FAILURE != 0 {
+                Decision::Continue(gmin)
+            } else {
+                Decision::Fail
+            }
+        } else if stop_at != Time::MAX && gmin >= limit {
+            Decision::Exit(StopReason::Requested)
+        } else if gmin == Time::MAX {
+            Decision::Exit(StopReason::Drained)
+        } else if gmin >= sh.end_time {
+            Decision::Exit(StopReason::EndTime)
+        } else if stop_at == Time::MAX && sh.handover.load(Ordering::Acquire) {
+            Decision::HandOver
+        } else {
+            Decision::Continue(gmin)
+        };
+        if let Decision::Continue(gmin) = decision {
+            if sh.moved.load(Ordering::Acquire) {
+                self.move_clusters(sh, gmin)?;
+            } else if !self.failed {
+                let c = head.min(gmin.saturating_add(sh.window)).max(self.clock);
+                self.publish_clock(sh, c);
+            }
+        }
+        Ok(decision)
+    }
+
+    /// Gives up the clusters another thread now owns (with their pending events) and takes
+    /// the new ones; every clock restarts at `gmin`, the earliest pending event anywhere.
+    fn move_clusters(&mut self, sh: &'s Shared<'_, L>, gmin: Time) -> Result<(), ()> {
+        self.owner.clone_from(&lock(&sh.owner));
+        let me = self.me as u16;
+        for (c, guard) in self.owned.iter_mut().enumerate() {
+            if self.owner[c] != me {
+                *guard = None;
+            }
+        }
+        let mut keep = Vec::new();
+        while let Some(ev) = self.pending.pop_before(Time::MAX) {
+            let o = self.owner[sh.channels.cluster_of(ev.dst) as usize];
+            if o == me {
+                keep.push(ev);
+            } else {
+                self.outboxes[usize::from(o)].push(ev);
+            }
+        }
+        for ev in keep {
+            self.pending.push(ev);
+        }
+        self.send_mail(sh);
+        // A clock may go down here: every pending event is at `gmin` or later, and a thread
+        // that went further ahead did so under the bound of the cluster's former owner,
+        // which the moved events still keep.
+        self.clock = gmin;
+        sh.clocks[self.me].store(gmin, Ordering::Release);
+        let quiet = WindowReduction {
+            min_time: Time::MAX,
+            flags: 0,
+        };
+        sh.barrier.wait(quiet, || {}).map_err(|_| ())?;
+        self.take_clusters(sh);
+        Ok(())
+    }
+}
+
+/// Whether `key` is below the earliest failure's key (a failure's time was reached).
+fn below_failure<L: LogicalProcess>(sh: &Shared<'_, L>, key: EventKey) -> bool {
+    lock(&sh.failure).as_ref().is_none_or(|f| key < f.at)
+}
+
+/// Inside a sync, with every thread waiting: deals the clusters out again by the events each
+/// handled since the last look, if that evens the threads' loads enough to pay.
+fn rebalance<L: LogicalProcess>(sh: &Shared<'_, L>, threads: usize) {
+    let loads: Vec<u64> = sh
+        .load
+        .iter()
+        .map(|l| l.swap(0, Ordering::Relaxed))
+        .collect();
+    if threads < 2 || loads.iter().sum::<u64>() < REBALANCE_MIN_EVENTS {
+        // Too little to judge by: keep counting.
+        for (l, n) in sh.load.iter().zip(&loads) {
+            l.fetch_add(*n, Ordering::Relaxed);
+        }
+        return;
+    }
+    if lock(&sh.failure).is_some() || sh.stop_at.load(Ordering::Acquire) != Time::MAX {
+        return;
+    }
+    let mut owner = lock(&sh.owner);
+    let now = imbalance(&loads, &owner, threads);
+    let dealt = deal_out(&loads, threads);
+    if imbalance(&loads, &dealt, threads) + REBALANCE_GAIN < now {
+        *owner = dealt;
+        sh.moved.store(true, Ordering::Release);
+    }
+}
+
+/// How long a blocked thread spins before it sleeps, adapted to how its waits end.
+struct Spin {
+    budget: Duration,
+    /// The current wait went to sleep.
+    napped: bool,
+}
+
+impl Spin {
+    fn new(oversubscribed: bool) -> Self {
+        Spin {
+            budget: if oversubscribed {
+                SPIN_MIN
+            } else {
+                SPIN_BEFORE_SLEEP
+            },
+            napped: false,
+        }
+    }
+
+    fn wait_ended(&mut self) {
+        self.budget = if self.napped {
+            (self.budget / 4).max(SPIN_MIN)
+        } else {
+            (self.budget * 2).min(SPIN_BEFORE_SLEEP)
+        };
+        self.napped = false;
+    }
+}
+
+fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
+    sh: &Shared<'_, L>,
+    me: usize,
+) -> WorkerResult<L::Event> {
+    let threads = sh.clocks.len();
+    let nclusters = sh.lps.len();
+    let mut w: Worker<'_, L, P> = Worker {
+        me,
+        owned: (0..nclusters).map(|_| None).collect(),
+        owner: lock(&sh.owner).clone(),
+        pending: P::new(sh.window),
+        outboxes: (0..threads).map(|_| Vec::new()).collect(),
+        counts: vec![0; nclusters],
+        clock: 0,
+        window_end: 0,
+        stats: ThreadStats::default(),
+        last: 0,
+        failed: false,
+        unreported: 0,
+        sent: Vec::new(),
+        dests: Vec::new(),
+    };
+    w.take_clusters(sh);
+    let mut turns = 0u32;
+    let mut last_look = Instant::now();
+    let mut blocked_since: Option<Instant> = None;
+    // With more threads than cores a neighbour is often off its core; spinning then only
+    // delays it.
+    let mut spin = Spin::new(threads > crate::cores());
+    let decision = loop {
+        if sh.sync_wanted.load(Ordering::Acquire) {
+            if let Some(since) = blocked_since.take() {
+                w.stats.barrier_wait += since.elapsed();
+                spin.wait_ended();
+            }
+            let wait = Instant::now();
+            let decision = w.sync(sh);
+            w.stats.barrier_wait += wait.elapsed();
+            match decision {
+                Err(()) => break Decision::Exit(StopReason::Requested),
+                Ok(Decision::Continue(_)) => continue,
+                Ok(d) => break d,
+            }
+        }
+        if sh.barrier.is_poisoned() {
+            break Decision::Exit(StopReason::Requested);
+        }
+        if sh.progress.is_cancelled() {
+            sh.want_sync();
+            continue;
+        }
+        if me == 0 {
+            turns = turns.wrapping_add(1);
+            // A segment that may end after any window (a test of switching) meets every turn.
+            let every_turn = sh.until.is_some_and(|u| u.every_mask == 0);
+            if every_turn || (turns % CLOCK_LOOK_EVERY == 0 && last_look.elapsed() >= HOUSEKEEPING)
+            {
+                last_look = Instant::now();
+                sh.want_sync();
+            }
+        }
+        // The order matters: the others' clocks first, then their mail (see the module docs).
+        let bound = w.bound(sh);
+        w.take_mail(sh);
+        let head = w.pending.next_time().unwrap_or(Time::MAX);
+        if sh.heads[me].load(Ordering::Relaxed) != head {
+            sh.heads[me].store(head, Ordering::Relaxed);
+        }
+        if !w.failed {
+            let clock = head.min(bound).max(w.clock);
+            w.publish_clock(sh, clock);
+        }
+        let stop_at = sh.stop_at.load(Ordering::Acquire);
+        let cap = if stop_at == Time::MAX {
+            sh.end_time
+        } else {
+            sh.end_time.min(stop_end(stop_at, sh.window))
+        };
+        let fail_time = sh.fail_time.load(Ordering::Acquire);
+        let limit = bound.min(cap).min(fail_time.saturating_add(1));
+        if !w.failed && head < limit {
+            if let Some(since) = blocked_since.take() {
+                w.stats.barrier_wait += since.elapsed();
+                spin.wait_ended();
+            }
+        }
+        if !w.failed && head < limit && w.batch(sh, limit) > 0 {
+            continue;
+        }
+        // Nothing to handle now.
+        if w.failed {
+            w.publish_clock(sh, Time::MAX);
+        }
+        blocked_since.get_or_insert_with(Instant::now);
+        let others_head = sh
+            .heads
+            .iter()
+            .map(|h| h.load(Ordering::Relaxed))
+            .min()
+            .unwrap_or(Time::MAX);
+        let reach = cap.min(fail_time.saturating_add(1));
+        // Every thread has nothing left before the end (as far as their last looks say).
+        let done = others_head.min(head) >= reach;
+        let idle = others_head.min(head) >= bound.saturating_add(sh.window);
+        if w.failed || done || idle {
+            sh.want_sync();
+        }
+        if blocked_since.is_some_and(|s| s.elapsed() > spin.budget) {
+            spin.napped = true;
+            w.nap(sh, bound);
+        } else {
+            for _ in 0..32 {
+                std::hint::spin_loop();
+            }
+        }
+    };
+    w.report(sh);
+    if me == 0 {
+        sh.windows.store(w.stats.cluster_windows, Ordering::Relaxed);
+    }
+    let mut left = Vec::new();
+    if decision == Decision::HandOver {
+        while let Some(ev) = w.pending.pop_before(Time::MAX) {
+            left.push(ev);
+        }
+    }
+    WorkerResult {
+        stats: w.stats,
+        last: w.last,
+        decision,
+        left,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clusters_are_dealt_heaviest_first_to_the_least_loaded_thread() {
+        assert_eq!(deal_out(&[5, 1, 1, 1, 1, 1], 2), [0, 1, 1, 1, 1, 1]);
+        assert_eq!(deal_out(&[3, 3, 2, 2, 2], 2), [0, 1, 0, 1, 0]);
+        assert_eq!(deal_out(&[1, 1, 1], 1), [0, 0, 0]);
+        assert_eq!(deal_out(&[], 4), Vec::<u16>::new());
+        let w = [9, 7, 6, 5, 4, 3, 2, 1];
+        let dealt = deal_out(&w, 3);
+        assert!(imbalance(&w, &dealt, 3) < 1.06, "{dealt:?}");
+        assert!((imbalance(&[1, 1], &[0, 0], 2) - 2.0).abs() < 1e-12);
+        assert!((imbalance(&[0, 0], &[0, 1], 2) - 1.0).abs() < 1e-12);
+    }
+}
