@@ -134,7 +134,7 @@ impl Loaded {
             .collect()
     }
 
-    /// The parallel executor's lookahead window (ps): the smallest delay of any channel
+    /// The lookahead window (ps): the smallest delay of any channel
     /// between LPs.
     pub fn lookahead_window(&self) -> Time {
         crate::assemble::lookahead(&self.design.machine)

@@ -18,7 +18,8 @@
 //! least [`GAIN_TO_STAY`] faster than the probe; otherwise the next trial waits four times as
 //! many dense epochs as the last (up to [`MAX_BACKOFF`]), so a run whose threads do not pay
 //! (another process on a core, a hot cluster) spends a vanishing share of its time in trials.
-//! A sparse epoch on threads returns to one thread without counting as a failed trial.
+//! A sparse epoch on threads returns to one thread without counting as a failed trial, and
+//! threads resume after [`AFTER_SPARSE`] dense epochs, dealt out as they last were.
 
 use super::{asynchronous, sequential, Segment, Tally, Until};
 use crate::error::EngineError;
@@ -45,6 +46,10 @@ pub const GAIN_TO_STAY: f64 = 1.05;
 /// Dense epochs before the first parallel trial, and after a trial that paid and then stopped
 /// paying: a short run, or a short dense stretch, does not pay for a trial.
 pub const FIRST_TRIAL_AFTER: u32 = 4;
+
+/// Dense epochs before threads resume after a sparse stretch ended a stint on them: the
+/// run's bursts of I/O come back between pauses, and threads paid in the last one.
+pub const AFTER_SPARSE: u32 = 1;
 
 /// The most dense epochs the measured policy waits between two parallel trials.
 pub const MAX_BACKOFF: u32 = 128;
@@ -220,8 +225,9 @@ impl Meter {
             return true;
         }
         if !dense {
+            // A pause between bursts, not a verdict on threads: the next dense epoch decides.
             self.end_stint();
-            self.wait = FIRST_TRIAL_AFTER;
+            self.wait = AFTER_SPARSE;
             return true;
         }
         self.stint_events += events;
@@ -267,6 +273,7 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     let mut pending = input.initial;
     let mut parallel = false;
     let mut total: Option<RunStats> = None;
+    let mut loads: Vec<u64> = Vec::new();
     loop {
         policy.start(parallel);
         let input = RunInput {
@@ -280,8 +287,9 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
             stats,
             left,
             handed_over,
+            loads: measured,
         } = if parallel {
-            asynchronous::run_segment::<L, P>(threads, input, Some(until), None)?
+            asynchronous::run_segment::<L, P>(threads, input, Some(until), Some(&loads))?
         } else {
             sequential::run_segment::<L, P>(input, Some(until))?
         };
@@ -297,6 +305,10 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         }
         total = Some(so_far);
         pending = left;
+        if !measured.is_empty() {
+            // The next stretch on threads starts dealt out as the last one ended.
+            loads = measured;
+        }
         parallel = !parallel;
     }
 }
@@ -425,6 +437,6 @@ mod tests {
         m.parallel = true;
         let backoff = m.backoff;
         assert!(m.judge(false, 1e9 * 0.04, 0.04));
-        assert_eq!((m.wait, m.backoff), (FIRST_TRIAL_AFTER, backoff));
+        assert_eq!((m.wait, m.backoff), (AFTER_SPARSE, backoff));
     }
 }

@@ -169,6 +169,8 @@ struct Shared<'a, L: LogicalProcess> {
     owner: Mutex<Vec<u16>>,
     /// Events per cluster since the last look, added up at syncs.
     load: Vec<AtomicU64>,
+    /// The loads the last look judged by.
+    last_loads: Vec<AtomicU64>,
     /// Time of the earliest stop request (`Time::MAX`: none).
     stop_at: AtomicU64,
     /// The failure with the smallest key so far, and its time for a cheap look.
@@ -326,6 +328,7 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         moved: AtomicBool::new(false),
         owner: Mutex::new(owner),
         load: (0..nclusters).map(|_| AtomicU64::new(0)).collect(),
+        last_loads: (0..nclusters).map(|_| AtomicU64::new(0)).collect(),
         stop_at: AtomicU64::new(Time::MAX),
         failure: Mutex::new(None),
         fail_time: AtomicU64::new(Time::MAX),
@@ -367,6 +370,22 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         })
     };
 
+    // The loads of the stretch since the last look, or of the last look when too few events
+    // came after it to judge by.
+    let since: Vec<u64> = shared
+        .load
+        .iter()
+        .map(|l| l.load(Ordering::Relaxed))
+        .collect();
+    let loads: Vec<u64> = if since.iter().sum::<u64>() >= REBALANCE_MIN_EVENTS {
+        since
+    } else {
+        shared
+            .last_loads
+            .iter()
+            .map(|l| l.load(Ordering::Relaxed))
+            .collect()
+    };
     let mut back: Vec<Option<LpSlot<L>>> = (0..nlp).map(|_| None).collect();
     for c in shared.lps {
         let c = c.into_inner().unwrap_or_else(|p| p.into_inner());
@@ -434,6 +453,7 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         stats,
         left,
         handed_over,
+        loads,
     })
 }
 
@@ -794,6 +814,9 @@ fn rebalance<L: LogicalProcess>(sh: &Shared<'_, L>, threads: usize) {
             l.fetch_add(*n, Ordering::Relaxed);
         }
         return;
+    }
+    for (last, n) in sh.last_loads.iter().zip(&loads) {
+        last.store(*n, Ordering::Relaxed);
     }
     if lock(&sh.failure).is_some() || sh.stop_at.load(Ordering::Acquire) != Time::MAX {
         return;

@@ -54,6 +54,10 @@ pub(crate) struct Segment<E> {
     pub left: Vec<Event<E>>,
     /// The segment ended at a window boundary to continue on another executor.
     pub handed_over: bool,
+    /// Events per cluster over the segment's last stretch, where the executor measures them
+    /// (the asynchronous one; empty otherwise): how the next segment on threads deals the
+    /// clusters out.
+    pub loads: Vec<u64>,
 }
 
 /// The time (ps, exclusive) at which a stop requested at `t` ends the run: every event before

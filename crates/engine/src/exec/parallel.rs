@@ -283,6 +283,7 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         stats,
         left,
         handed_over,
+        loads: Vec::new(),
     })
 }
 

@@ -190,5 +190,6 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
         stats,
         left,
         handed_over: reason.is_none(),
+        loads: Vec::new(),
     })
 }

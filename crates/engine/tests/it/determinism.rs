@@ -476,6 +476,7 @@ struct Stopper {
     n: u32,
     seen: u64,
     last: Time,
+    asked_at: Option<Time>,
 }
 impl LogicalProcess for Stopper {
     type Event = ();
@@ -486,6 +487,7 @@ impl LogicalProcess for Stopper {
         self.seen += 1;
         self.last = ctx.now();
         if ctx.me() == LpId(3) && self.seen == 50 {
+            self.asked_at = Some(ctx.now());
             ctx.request_stop();
         }
         let dst = LpId((ctx.me().0 + 1) % self.n);
@@ -514,6 +516,10 @@ fn stop_request_and_end_time_are_deterministic() {
         );
         let stats = sim.run(&make()).expect("runs");
         assert_eq!(stats.stop, StopReason::Requested, "{name}");
+        // A request at `s` ends the run after every event before `s` + the window (100).
+        let asked = sim.lps().find_map(|l| l.asked_at).expect("LP 3 asked");
+        assert!(sim.lps().all(|l| l.last < asked + 100), "{name}");
+        assert!(sim.lps().any(|l| l.last > asked), "{name}: events after the request run");
         let got: Vec<(u64, Time)> = sim.lps().map(|l| (l.seen, l.last)).collect();
         match &reference {
             None => reference = Some(got),
