@@ -27,16 +27,16 @@
 //! key, after every thread has handled its events below that key.
 
 use super::barrier::{SpinBarrier, WindowReduction, FLAG_CANCEL};
+use super::workers::{deal_into_clusters, on_threads, return_to_lp_order, ClusterLps};
 use super::{stop_end, Failure, Segment, Tally, Until};
 use crate::error::EngineError;
 use crate::event::{Event, EventKey};
-use crate::lp::{LogicalProcess, LpSlot};
+use crate::lp::LogicalProcess;
 use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
 use crate::sim::{dispatch, Channels, Executor, RunInput};
 use crate::stats::{Progress, RunStats, StopReason, ThreadStats};
 use crate::time::Time;
 use crossbeam::utils::CachePadded;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -112,15 +112,6 @@ impl Executor for Asynchronous {
     }
 }
 
-/// One cluster's LPs.
-struct Lps<L: LogicalProcess> {
-    slots: Vec<LpSlot<L>>,
-    /// Global LP index of each local slot.
-    members: Vec<u32>,
-    /// The first member, when the members are consecutive LPs (local slot = LP - first).
-    first_member: Option<u32>,
-}
-
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -143,7 +134,7 @@ type Inbox<E> = Mutex<Vec<Event<E>>>;
 
 /// State shared by all workers of one run.
 struct Shared<'a, L: LogicalProcess> {
-    lps: Vec<Mutex<Lps<L>>>,
+    lps: Vec<Mutex<ClusterLps<L>>>,
     local_index: Vec<u32>,
     channels: Channels<'a>,
     window: Time,
@@ -267,25 +258,7 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
     }
     let nlp = slots.len();
     let nclusters = channels.clusters();
-
-    let mut local_index = vec![0u32; nlp];
-    let mut lps: Vec<Lps<L>> = (0..nclusters)
-        .map(|_| Lps {
-            slots: Vec::new(),
-            members: Vec::new(),
-            first_member: None,
-        })
-        .collect();
-    for (i, slot) in slots.drain(..).enumerate() {
-        let c = &mut lps[channels.cluster_of[i] as usize];
-        local_index[i] = c.slots.len() as u32;
-        c.slots.push(slot);
-        c.members.push(i as u32);
-    }
-    for c in &mut lps {
-        let consecutive = c.members.windows(2).all(|w| w[1] == w[0] + 1);
-        c.first_member = c.members.first().copied().filter(|_| consecutive);
-    }
+    let (lps, local_index) = deal_into_clusters(slots, &channels);
     // A thread that owns no LP would only relay clocks.
     let threads = threads.min(lps.iter().filter(|c| !c.slots.is_empty()).count().max(1));
     let owner = match weights.filter(|w| w.len() == nclusters && w.iter().any(|&x| x > 0)) {
@@ -338,37 +311,14 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         wake: Condvar::new(),
     };
 
-    let guarded = |shared: &Shared<'_, L>, me: usize| {
-        catch_unwind(AssertUnwindSafe(|| worker::<L, P>(shared, me))).map_err(|p| {
+    let results = on_threads(
+        threads,
+        || {
             shared.barrier.poison();
             shared.nudge();
-            let msg = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
-            EngineError::WorkerPanicked(msg)
-        })
-    };
-    let results: Vec<Result<WorkerResult<L::Event>, EngineError>> = if threads == 1 {
-        vec![guarded(&shared, 0)]
-    } else {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads)
-                .map(|me| {
-                    let shared = &shared;
-                    s.spawn(move || guarded(shared, me))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(EngineError::WorkerPanicked("join failed".into())))
-                })
-                .collect()
-        })
-    };
+        },
+        |me| worker::<L, P>(&shared, me),
+    );
 
     // The loads of the stretch since the last look, or of the last look when too few events
     // came after it to judge by.
@@ -386,14 +336,14 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
             .map(|l| l.load(Ordering::Relaxed))
             .collect()
     };
-    let mut back: Vec<Option<LpSlot<L>>> = (0..nlp).map(|_| None).collect();
-    for c in shared.lps {
-        let c = c.into_inner().unwrap_or_else(|p| p.into_inner());
-        for (slot, g) in c.slots.into_iter().zip(c.members) {
-            back[g as usize] = Some(slot);
-        }
-    }
-    slots.extend(back.into_iter().flatten());
+    return_to_lp_order(
+        slots,
+        nlp,
+        shared
+            .lps
+            .into_iter()
+            .map(|c| c.into_inner().unwrap_or_else(|p| p.into_inner())),
+    );
 
     let mut per_thread = Vec::with_capacity(threads);
     let mut last = 0;
@@ -461,7 +411,7 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
 struct Worker<'s, L: LogicalProcess, P> {
     me: usize,
     /// Guards of the clusters this thread owns, by cluster.
-    owned: Vec<Option<MutexGuard<'s, Lps<L>>>>,
+    owned: Vec<Option<MutexGuard<'s, ClusterLps<L>>>>,
     /// This thread's copy of the cluster owners.
     owner: Vec<u16>,
     pending: P,
@@ -595,10 +545,7 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
             let Some(lps) = self.owned[c as usize].as_deref_mut() else {
                 unreachable!("an event for cluster {c}, which thread {me} does not own");
             };
-            let local = match lps.first_member {
-                Some(first) => dst.0.wrapping_sub(first) as usize,
-                None => sh.local_index[dst.index()] as usize,
-            };
+            let local = lps.local(dst, &sh.local_index);
             self.counts[c as usize] += 1;
             if t >= self.window_end {
                 self.stats.cluster_windows += 1;

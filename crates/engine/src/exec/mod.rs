@@ -9,6 +9,7 @@ mod barrier;
 mod parallel;
 mod sequential;
 mod threads;
+mod workers;
 
 pub use adaptive::{Adaptive, SwitchPolicy, DENSE_WINDOW_EVENTS, EPOCH, GAIN_TO_STAY, MAX_BACKOFF};
 pub use asynchronous::{Asynchronous, HOUSEKEEPING};

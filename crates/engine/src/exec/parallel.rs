@@ -12,16 +12,16 @@
 //! at the end of the window. One barrier per window reduces the next `gmin`.
 
 use super::barrier::{SpinBarrier, WindowReduction, FLAG_CANCEL, FLAG_ERROR, FLAG_STOP};
+use super::workers::{deal_into_clusters, on_threads, return_to_lp_order, ClusterLps};
 use super::{Failure, Segment, Until};
 use crate::error::EngineError;
 use crate::event::{Event, LpId};
-use crate::lp::{LogicalProcess, LpSlot};
+use crate::lp::LogicalProcess;
 use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
 use crate::sim::{dispatch, Channels, Executor, RunInput};
 use crate::stats::{Progress, RunStats, StopReason, ThreadStats};
 use crate::time::Time;
 use crossbeam::utils::CachePadded;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
@@ -57,11 +57,7 @@ impl Executor for Parallel {
 
 /// One cluster's LPs and pending events.
 struct Cluster<L: LogicalProcess, P> {
-    slots: Vec<LpSlot<L>>,
-    /// Global LP index of each local slot.
-    members: Vec<u32>,
-    /// The first member, when the members are consecutive LPs (local slot = LP - first).
-    first_member: Option<u32>,
+    lps: ClusterLps<L>,
     pending: P,
 }
 
@@ -141,25 +137,14 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
     let nclusters = channels.clusters();
 
     // Distribute LPs into clusters, remembering local indices.
-    let mut local_index = vec![0u32; nlp];
-    let mut clusters: Vec<Cluster<L, P>> = (0..nclusters)
-        .map(|_| Cluster {
-            slots: Vec::new(),
-            members: Vec::new(),
-            first_member: None,
+    let (lps, local_index) = deal_into_clusters(slots, &channels);
+    let mut clusters: Vec<Cluster<L, P>> = lps
+        .into_iter()
+        .map(|lps| Cluster {
+            lps,
             pending: P::new(window),
         })
         .collect();
-    for (i, slot) in slots.drain(..).enumerate() {
-        let c = &mut clusters[channels.cluster_of[i] as usize];
-        local_index[i] = c.slots.len() as u32;
-        c.slots.push(slot);
-        c.members.push(i as u32);
-    }
-    for c in &mut clusters {
-        let consecutive = c.members.windows(2).all(|w| w[1] == w[0] + 1);
-        c.first_member = c.members.first().copied().filter(|_| consecutive);
-    }
     for ev in initial {
         let c = channels.cluster_of(ev.dst) as usize;
         clusters[c].pending.push(ev);
@@ -196,44 +181,19 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         stop_at: AtomicU64::new(Time::MAX),
     };
 
-    let guarded = |shared: &Shared<'_, L, P>, me: usize| {
-        catch_unwind(AssertUnwindSafe(|| worker(shared, me, first))).map_err(|p| {
-            shared.barrier.poison();
-            let msg = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
-            EngineError::WorkerPanicked(msg)
-        })
-    };
-    let results: Vec<Result<WorkerResult, EngineError>> = if threads == 1 {
-        vec![guarded(&shared, 0)]
-    } else {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads)
-                .map(|me| {
-                    let shared = &shared;
-                    s.spawn(move || guarded(shared, me))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(EngineError::WorkerPanicked("join failed".into())))
-                })
-                .collect()
-        })
-    };
+    let results = on_threads(
+        threads,
+        || shared.barrier.poison(),
+        |me| worker(&shared, me, first),
+    );
 
     // Put the LPs back in LP order; after a handover, collect every pending event.
-    let mut back: Vec<Option<LpSlot<L>>> = (0..nlp).map(|_| None).collect();
     let windows = shared.windows.load(Ordering::Relaxed);
     let handed_over = results
         .iter()
         .all(|r| r.as_ref().is_ok_and(|r| r.handed_over));
     let mut left = Vec::new();
+    let mut lps = Vec::with_capacity(nclusters);
     for c in shared.clusters {
         let mut c = c.into_inner().unwrap_or_else(|p| p.into_inner());
         if handed_over {
@@ -241,16 +201,14 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
                 left.push(ev);
             }
         }
-        for (slot, g) in c.slots.into_iter().zip(c.members) {
-            back[g as usize] = Some(slot);
-        }
+        lps.push(c.lps);
     }
     if handed_over {
         for mailbox in shared.mail.into_iter().flatten() {
             left.append(&mut mailbox.into_inner().unwrap_or_else(|p| p.into_inner()));
         }
     }
-    slots.extend(back.into_iter().flatten());
+    return_to_lp_order(slots, nlp, lps);
 
     let mut per_thread = Vec::with_capacity(threads);
     let mut failure = None;
@@ -377,16 +335,13 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 let me = ev.dst;
                 last = last.max(t);
                 stats.events += 1;
-                let local_of = |lp: LpId| match cl.first_member {
-                    Some(first) => lp.0.wrapping_sub(first) as usize,
-                    None => sh.local_index[lp.index()] as usize,
-                };
+                let local_of = |lp: LpId| cl.lps.local(lp, &sh.local_index);
                 let local = local_of(me);
                 // Start loading the next event's LP (its slot and state) while this one runs.
                 if let Some(next) = cl
                     .pending
                     .next_dst()
-                    .and_then(|d| cl.slots.get(local_of(d)))
+                    .and_then(|d| cl.lps.slots.get(local_of(d)))
                 {
                     crate::hint::prefetch(next);
                     next.lp.prefetch();
@@ -394,7 +349,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 let first_new = sent.len();
                 let asked_before = stop_requested;
                 dispatch(
-                    &mut cl.slots[local],
+                    &mut cl.lps.slots[local],
                     ev,
                     &mut sent,
                     &mut stop_requested,

@@ -519,7 +519,10 @@ fn stop_request_and_end_time_are_deterministic() {
         // A request at `s` ends the run after every event before `s` + the window (100).
         let asked = sim.lps().find_map(|l| l.asked_at).expect("LP 3 asked");
         assert!(sim.lps().all(|l| l.last < asked + 100), "{name}");
-        assert!(sim.lps().any(|l| l.last > asked), "{name}: events after the request run");
+        assert!(
+            sim.lps().any(|l| l.last > asked),
+            "{name}: events after the request run"
+        );
         let got: Vec<(u64, Time)> = sim.lps().map(|l| (l.seen, l.last)).collect();
         match &reference {
             None => reference = Some(got),
