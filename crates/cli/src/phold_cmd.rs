@@ -1,7 +1,9 @@
 //! `bbsim phold`: the standard PDES benchmark, comparable with ROSS's `phold`.
 
 use bbsim_engine::phold::{state_digest, PholdParams};
-use bbsim_engine::{Executor, Parallel, PartitionSpec, PendingKind, Sequential, SequentialOrder};
+use bbsim_engine::{
+    Asynchronous, Executor, Parallel, PartitionSpec, PendingKind, Sequential, SequentialOrder,
+};
 
 /// Arguments of `bbsim phold` (times in PHOLD units; 1 unit = 1 us of simulated time).
 #[derive(clap::Args, Debug)]
@@ -25,12 +27,18 @@ pub struct PholdArgs {
     /// Simulated end time (units; 0 to about 1.8e13, the 64-bit picosecond clock).
     #[arg(long, default_value_t = 5000.0)]
     end: f64,
-    /// Worker threads: 1 runs the sequential reference executor, more the parallel executor.
+    /// Worker threads: 1 runs the sequential executor, more the parallel executor (or the
+    /// asynchronous one with --asynchronous).
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// Use the parallel executor even with one thread (to measure its own scaling).
     #[arg(long)]
     parallel: bool,
+    /// Use the asynchronous executor (threads wait on each other's clocks, no barrier per
+    /// window; what `bbsim run` uses for more than one thread), on any thread count. Give it
+    /// `--pending ring`: the window set sorts by lookahead windows, which it does not keep.
+    #[arg(long, conflicts_with = "parallel")]
+    asynchronous: bool,
     /// Pending-event structure (the window-specialised set is the fastest on PHOLD).
     #[arg(long, value_enum, default_value_t = Pending::Window)]
     pending: Pending,
@@ -91,28 +99,24 @@ pub fn run(a: &PholdArgs) -> Result<(), String> {
     let mut sim = params.build(PartitionSpec::Contiguous {
         clusters: a.clusters,
     });
-    let stats = if a.threads == 1 && !a.parallel {
-        let order = match a.order {
-            Order::Windowed => SequentialOrder::Windowed,
-            Order::Global => SequentialOrder::Global,
+    let (stats, executor) = if a.asynchronous {
+        let x = Asynchronous {
+            threads: a.threads,
+            pending,
         };
-        run_on(&mut sim, &Sequential { pending, order })
+        (run_on(&mut sim, &x)?, "asynchronous")
+    } else if a.threads == 1 && !a.parallel {
+        let (order, name) = match a.order {
+            Order::Windowed => (SequentialOrder::Windowed, "sequential (windowed)"),
+            Order::Global => (SequentialOrder::Global, "sequential (global order)"),
+        };
+        (run_on(&mut sim, &Sequential { pending, order })?, name)
     } else {
-        run_on(
-            &mut sim,
-            &Parallel {
-                threads: a.threads,
-                pending,
-            },
-        )
-    }?;
-    let executor = if a.threads == 1 && !a.parallel {
-        match a.order {
-            Order::Windowed => "sequential (windowed)",
-            Order::Global => "sequential (global order)",
-        }
-    } else {
-        "parallel"
+        let x = Parallel {
+            threads: a.threads,
+            pending,
+        };
+        (run_on(&mut sim, &x)?, "parallel")
     };
     println!(
         "executor            {executor} ({} thread(s), {} clusters)",

@@ -971,6 +971,32 @@ fn phold_prints_committed_events() {
     assert!(err.contains("--remote"), "{err}");
 }
 
+/// The asynchronous executor on PHOLD ends in the sequential executor's state, and says which
+/// executor ran; it cannot be asked for together with the parallel one.
+#[test]
+fn phold_runs_the_asynchronous_executor_to_the_same_state() {
+    let digest = |extra: &[&str]| {
+        let mut args = vec!["phold", "--nlp", "64", "--end", "20"];
+        args.extend_from_slice(extra);
+        let out = run_ok(&args);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("state digest"))
+            .unwrap_or_else(|| panic!("no digest in {text}"))
+            .to_string();
+        (line, text)
+    };
+    let (reference, _) = digest(&[]);
+    for threads in ["1", "2"] {
+        let (got, text) = digest(&["--asynchronous", "--threads", threads]);
+        assert_eq!(got, reference, "{text}");
+        assert!(text.contains("executor            asynchronous"), "{text}");
+    }
+    let err = run_err(&["phold", "--asynchronous", "--parallel"]);
+    assert!(err.contains("--parallel"), "{err}");
+}
+
 /// Every bad PHOLD parameter is an error naming its flag and the expected range, never a
 /// panic, an engine-internal message or a run that cannot end.
 #[test]
