@@ -13,7 +13,7 @@
 
 use super::barrier::{SpinBarrier, WindowReduction, FLAG_CANCEL, FLAG_ERROR, FLAG_STOP};
 use super::workers::{deal_into_clusters, on_threads, return_to_lp_order, ClusterLps};
-use super::{Failure, Segment, Until};
+use super::Failure;
 use crate::error::EngineError;
 use crate::event::{Event, LpId};
 use crate::lp::LogicalProcess;
@@ -22,7 +22,7 @@ use crate::sim::{dispatch, Channels, Executor, RunInput};
 use crate::stats::{Progress, RunStats, StopReason, ThreadStats};
 use crate::time::Time;
 use crossbeam::utils::CachePadded;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -84,12 +84,6 @@ struct Shared<'a, L: LogicalProcess, P> {
     window: Time,
     end_time: Time,
     progress: &'a Progress,
-    /// Asked by the barrier's leader after each window whether to hand over.
-    until: Option<Until<'a>>,
-    /// Events committed before this segment (the progress counter's start).
-    events_before: u64,
-    /// Set by the leader when `until` asked to hand over at this window's end.
-    handover: AtomicBool,
     /// The time of the earliest stop request so far (`Time::MAX`: none).
     stop_at: AtomicU64,
 }
@@ -99,8 +93,6 @@ struct WorkerResult {
     failure: Option<Failure>,
     last: Time,
     stop: StopReason,
-    /// The worker stopped for a handover (not for a stop, cancellation or error).
-    handed_over: bool,
 }
 
 /// Runs the windowed cluster algorithm on `threads` workers; with one thread it runs inline on
@@ -109,17 +101,6 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     threads: usize,
     input: RunInput<'_, L>,
 ) -> Result<RunStats, EngineError> {
-    run_segment::<L, P>(threads, input, None).map(|s| s.stats)
-}
-
-/// Runs the windowed cluster algorithm until the run ends or, at a window's end, `until`
-/// (asked by one thread after each window) asks to hand the pending events over to another
-/// executor.
-pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
-    threads: usize,
-    input: RunInput<'a, L>,
-    until: Option<Until<'a>>,
-) -> Result<Segment<L::Event>, EngineError> {
     let started = Instant::now();
     let threads = threads.max(1);
     let RunInput {
@@ -175,9 +156,6 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         window,
         end_time,
         progress,
-        until,
-        events_before: progress.events(),
-        handover: AtomicBool::new(false),
         stop_at: AtomicU64::new(Time::MAX),
     };
 
@@ -187,28 +165,16 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         |me| worker(&shared, me, first),
     );
 
-    // Put the LPs back in LP order; after a handover, collect every pending event.
+    // Put the LPs back in LP order.
     let windows = shared.windows.load(Ordering::Relaxed);
-    let handed_over = results
-        .iter()
-        .all(|r| r.as_ref().is_ok_and(|r| r.handed_over));
-    let mut left = Vec::new();
-    let mut lps = Vec::with_capacity(nclusters);
-    for c in shared.clusters {
-        let mut c = c.into_inner().unwrap_or_else(|p| p.into_inner());
-        if handed_over {
-            while let Some(ev) = c.pending.pop_before(Time::MAX) {
-                left.push(ev);
-            }
-        }
-        lps.push(c.lps);
-    }
-    if handed_over {
-        for mailbox in shared.mail.into_iter().flatten() {
-            left.append(&mut mailbox.into_inner().unwrap_or_else(|p| p.into_inner()));
-        }
-    }
-    return_to_lp_order(slots, nlp, lps);
+    return_to_lp_order(
+        slots,
+        nlp,
+        shared
+            .clusters
+            .into_iter()
+            .map(|c| c.into_inner().unwrap_or_else(|p| p.into_inner()).lps),
+    );
 
     let mut per_thread = Vec::with_capacity(threads);
     let mut failure = None;
@@ -225,7 +191,7 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         return Err(f.error);
     }
     let events = per_thread.iter().map(|t| t.events).sum();
-    let stats = RunStats {
+    Ok(RunStats {
         events,
         windows,
         last_event_time: last,
@@ -236,12 +202,6 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         per_thread,
         wall: started.elapsed(),
         stop,
-    };
-    Ok(Segment {
-        stats,
-        left,
-        handed_over,
-        loads: Vec::new(),
     })
 }
 
@@ -296,7 +256,6 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
     let mut last = 0;
     let mut gmin = first;
     let mut generation = 0usize;
-    let mut handed_over = false;
     // Events at or after `limit` are not handled: the end time, or earlier after a stop request.
     let mut limit = sh.end_time;
     let mut stopping = false;
@@ -414,14 +373,8 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 for (w, next) in sh.next_claim.iter().enumerate() {
                     next.store(sh.home_start[w], Ordering::Relaxed);
                 }
-                let windows = sh.windows.fetch_add(1, Ordering::Relaxed) + 1;
+                sh.windows.fetch_add(1, Ordering::Relaxed);
                 sh.progress.set_now(window_end);
-                if let Some(until) = sh.until {
-                    let events = sh.progress.events() - sh.events_before;
-                    if until.now(super::Tally { windows, events }) {
-                        sh.handover.store(true, Ordering::Release);
-                    }
-                }
             },
         );
         stats.barrier_wait += wait_start.elapsed();
@@ -441,11 +394,6 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         if reduced.flags & FLAG_CANCEL != 0 {
             break StopReason::Cancelled;
         }
-        if !stopping && sh.handover.load(Ordering::Acquire) {
-            // The stop reason of a handed-over segment is not used.
-            handed_over = true;
-            break StopReason::Drained;
-        }
         gmin = reduced.min_time;
     };
     WorkerResult {
@@ -453,6 +401,5 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         failure,
         last,
         stop,
-        handed_over,
     }
 }
