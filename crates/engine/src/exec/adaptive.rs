@@ -346,9 +346,14 @@ mod tests {
         Meter::new()
     }
 
+    /// Judges one epoch of 40 ms at `rate` events per second.
+    fn epoch(m: &mut Meter, dense: bool, rate: f64) -> bool {
+        m.judge(dense, rate * 0.04, 0.04)
+    }
+
     /// Feeds `n` epochs of 40 ms at `rate` events per second; returns the switch decisions.
     fn epochs(m: &mut Meter, n: usize, dense: bool, rate: f64) -> Vec<bool> {
-        (0..n).map(|_| m.judge(dense, rate * 0.04, 0.04)).collect()
+        (0..n).map(|_| epoch(m, dense, rate)).collect()
     }
 
     #[test]
@@ -362,19 +367,10 @@ mod tests {
     fn threads_that_pay_are_probed_every_few_epochs_and_resume() {
         let mut m = meter();
         for _ in 0..FIRST_TRIAL_AFTER {
-            assert!(
-                !m.judge(true, 1e6 * 0.04, 0.04),
-                "dense, but not for long yet"
-            );
-            assert!(
-                !m.judge(false, 1e6 * 0.04, 0.04),
-                "sparse epochs do not count"
-            );
+            assert!(!epoch(&mut m, true, 1e6), "dense, but not for long yet");
+            assert!(!epoch(&mut m, false, 1e6), "sparse epochs do not count");
         }
-        assert!(
-            m.judge(true, 1e6 * 0.04, 0.04),
-            "dense long enough: try threads"
-        );
+        assert!(epoch(&mut m, true, 1e6), "dense long enough: try threads");
         m.parallel = true;
         let stint = epochs(&mut m, PROBE_EVERY as usize, true, 1.6e6);
         assert!(stint[..stint.len() - 1].iter().all(|&s| !s), "{stint:?}");
@@ -382,10 +378,7 @@ mod tests {
         m.parallel = false;
         assert!(m.probing);
         // The phase slowed down: one thread now does 0.8 M/s, threads did 1.6 M/s.
-        assert!(
-            m.judge(true, 0.8e6 * 0.04, 0.04),
-            "threads paid: back at once"
-        );
+        assert!(epoch(&mut m, true, 0.8e6), "threads paid: back at once");
         assert_eq!(m.sequential_rate, Some(0.8e6));
         assert_eq!(m.backoff, FIRST_TRIAL_AFTER);
     }
@@ -396,23 +389,20 @@ mod tests {
         m.sequential_rate = Some(2e6);
         m.parallel = true;
         // Below 1.05 x the stale rate: probe, even though the phase may just be slower.
-        assert!(m.judge(true, 1.5e6 * 0.04, 0.04));
+        assert!(epoch(&mut m, true, 1.5e6));
         m.parallel = false;
         // The probe: one thread does 1.0 M/s here, so 1.5 M/s on threads paid.
-        assert!(m.judge(true, 1e6 * 0.04, 0.04));
+        assert!(epoch(&mut m, true, 1e6));
         m.parallel = true;
         // Now threads run at 1.02 M/s against 1.0: not enough.
-        assert!(m.judge(true, 1.02e6 * 0.04, 0.04));
+        assert!(epoch(&mut m, true, 1.02e6));
         m.parallel = false;
-        assert!(
-            !m.judge(true, 1e6 * 0.04, 0.04),
-            "1.02 x: stay on one thread"
-        );
+        assert!(!epoch(&mut m, true, 1e6), "1.02 x: stay on one thread");
         assert_eq!(m.wait, FIRST_TRIAL_AFTER);
         assert_eq!(m.backoff, FIRST_TRIAL_AFTER * 4);
         // A sparse probe epoch says nothing: keep probing.
         m.probing = true;
-        assert!(!m.judge(false, 1e6 * 0.04, 0.04));
+        assert!(!epoch(&mut m, false, 1e6));
         assert!(m.probing);
     }
 
@@ -423,20 +413,20 @@ mod tests {
         for _ in 0..10 {
             m.parallel = false;
             let mut dense_epochs = 0;
-            while !m.judge(true, 1e6 * 0.04, 0.04) {
+            while !epoch(&mut m, true, 1e6) {
                 dense_epochs += 1;
             }
             waits.push(dense_epochs);
             m.parallel = true;
-            assert!(m.judge(true, 0.5e6 * 0.04, 0.04), "slower: probe");
+            assert!(epoch(&mut m, true, 0.5e6), "slower: probe");
             m.parallel = false;
-            assert!(!m.judge(true, 1e6 * 0.04, 0.04), "the probe confirms: stay");
+            assert!(!epoch(&mut m, true, 1e6), "the probe confirms: stay");
         }
         assert_eq!(waits, [4, 4, 16, 64, 128, 128, 128, 128, 128, 128]);
         // A sparse epoch on threads returns to one thread without backing off.
         m.parallel = true;
         let backoff = m.backoff;
-        assert!(m.judge(false, 1e9 * 0.04, 0.04));
+        assert!(epoch(&mut m, false, 1e9));
         assert_eq!((m.wait, m.backoff), (AFTER_SPARSE, backoff));
     }
 }

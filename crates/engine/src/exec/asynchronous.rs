@@ -27,7 +27,7 @@
 //! key, after every thread has handled its events below that key.
 
 use super::barrier::{SpinBarrier, WindowReduction, FLAG_CANCEL};
-use super::workers::{deal_into_clusters, on_threads, return_to_lp_order, ClusterLps};
+use super::workers::{deal_into_clusters, lock, on_threads, return_to_lp_order, ClusterLps};
 use super::{stop_end, Failure, Segment, Tally, Until};
 use crate::error::EngineError;
 use crate::event::{Event, EventKey};
@@ -114,10 +114,6 @@ impl Executor for Asynchronous {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 /// What the threads do after a sync; every thread computes the same from the same inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Decision {
@@ -171,7 +167,6 @@ struct Shared<'a, L: LogicalProcess> {
     fail_time: AtomicU64,
     /// Windows of thread 0's events so far (for `until`).
     windows: AtomicU64,
-
     /// Threads asleep, or about to sleep, on `wake`.
     sleepers: CachePadded<AtomicUsize>,
     nap: Mutex<()>,
@@ -188,6 +183,12 @@ impl<L: LogicalProcess> Shared<'_, L> {
             let _guard = lock(&self.nap);
             self.wake.notify_all();
         }
+    }
+
+    /// The time no event may reach: the end time, or earlier after a stop request at
+    /// `stop_at` (`Time::MAX`: none, and `stop_end` saturates there).
+    fn limit(&self, stop_at: Time) -> Time {
+        self.end_time.min(stop_end(stop_at, self.window))
     }
 
     /// Asks every thread to meet at a sync.
@@ -433,7 +434,6 @@ struct Worker<'s, L: LogicalProcess, P> {
     failed: bool,
     /// Events handled and not yet added to the run's progress.
     unreported: u64,
-
     /// Sends of the event being handled, and their clusters (kept for their capacity).
     sent: Vec<Event<L::Event>>,
     dests: Vec<u32>,
@@ -444,7 +444,6 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
     fn report(&mut self, sh: &Shared<'_, L>) {
         sh.progress.add_events(self.unreported);
         self.unreported = 0;
-
         if self.me == 0 {
             sh.progress.set_now(self.last);
         }
@@ -671,11 +670,7 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
             )
             .map_err(|_| ())?;
         let gmin = reduced.min_time;
-        let limit = if stop_at == Time::MAX {
-            sh.end_time
-        } else {
-            sh.end_time.min(stop_end(stop_at, sh.window))
-        };
+        let limit = sh.limit(stop_at);
         let decision = if reduced.flags & FLAG_CANCEL != 0 {
             Decision::Exit(StopReason::Cancelled)
         } else if failure_key.is_some() {
@@ -880,12 +875,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
             let clock = head.min(bound).max(w.clock);
             w.publish_clock(sh, clock);
         }
-        let stop_at = sh.stop_at.load(Ordering::Acquire);
-        let cap = if stop_at == Time::MAX {
-            sh.end_time
-        } else {
-            sh.end_time.min(stop_end(stop_at, sh.window))
-        };
+        let cap = sh.limit(sh.stop_at.load(Ordering::Acquire));
         let fail_time = sh.fail_time.load(Ordering::Acquire);
         let limit = bound.min(cap).min(fail_time.saturating_add(1));
         if !w.failed && head < limit {
@@ -893,9 +883,9 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 w.stats.barrier_wait += since.elapsed();
                 spin.wait_ended();
             }
-        }
-        if !w.failed && head < limit && w.batch(sh, limit) > 0 {
-            continue;
+            if w.batch(sh, limit) > 0 {
+                continue;
+            }
         }
         // Nothing to handle now.
         if w.failed {

@@ -12,7 +12,7 @@
 //! at the end of the window. One barrier per window reduces the next `gmin`.
 
 use super::barrier::{SpinBarrier, WindowReduction, FLAG_CANCEL, FLAG_ERROR, FLAG_STOP};
-use super::workers::{deal_into_clusters, on_threads, return_to_lp_order, ClusterLps};
+use super::workers::{deal_into_clusters, lock, on_threads, return_to_lp_order, ClusterLps};
 use super::Failure;
 use crate::error::EngineError;
 use crate::event::{Event, LpId};
@@ -23,7 +23,7 @@ use crate::stats::{Progress, RunStats, StopReason, ThreadStats};
 use crate::time::Time;
 use crossbeam::utils::CachePadded;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// Runs clusters of LPs on `threads` worker threads in lookahead windows.
@@ -59,10 +59,6 @@ impl Executor for Parallel {
 struct Cluster<L: LogicalProcess, P> {
     lps: ClusterLps<L>,
     pending: P,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A cluster's inbox: events from other clusters, appended at window ends.

@@ -95,8 +95,8 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
     let mut out = Vec::new();
     // Events at or after `limit` are not handled: the end time, or earlier after a stop request.
     let mut limit = end_time;
+    // Set by the first stop request and never cleared.
     let mut stop_requested = false;
-    let mut stopping = false;
     let mut window_end: Time = 0;
     let mut windows = 0u64;
     let mut events = 0u64;
@@ -105,7 +105,7 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
     let mut left: Vec<Event<L::Event>> = Vec::new();
     let reason = loop {
         let Some(ev) = pending.pop_before(limit) else {
-            break Some(if stopping {
+            break Some(if stop_requested {
                 StopReason::Requested
             } else if pending.is_empty() {
                 StopReason::Drained
@@ -119,7 +119,7 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
                 break Some(StopReason::Cancelled);
             }
             if windows > 0
-                && !stopping
+                && !stop_requested
                 && until.is_some_and(|u| u.now(super::Tally { windows, events }))
             {
                 pending.push(ev);
@@ -143,6 +143,7 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
             progress.set_now(t);
             progress.add_events(0x10000);
         }
+        let asked_before = stop_requested;
         dispatch(
             &mut slots[me.index()],
             ev,
@@ -150,9 +151,8 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
             &mut stop_requested,
             end_time,
         );
-        if stop_requested && !stopping {
+        if stop_requested && !asked_before {
             // The first request in key order is the earliest in time.
-            stopping = true;
             limit = limit.min(super::stop_end(t, window));
         }
         for sent in out.drain(..) {

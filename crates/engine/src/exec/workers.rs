@@ -1,11 +1,18 @@
 //! What the multi-threaded executors share: dealing LP slots out into clusters and back into
-//! LP order, and running one worker per thread with panics turned into errors.
+//! LP order, running one worker per thread with panics turned into errors, and locking.
 
 use crate::error::EngineError;
 use crate::event::LpId;
 use crate::lp::{LogicalProcess, LpSlot};
 use crate::sim::Channels;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Mutex, MutexGuard};
+
+/// Locks `m`; a mutex poisoned by a panicking worker still gives its data (the panic is
+/// reported as the run's error).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// One cluster's LPs.
 pub(crate) struct ClusterLps<L: LogicalProcess> {
