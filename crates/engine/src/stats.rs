@@ -81,6 +81,9 @@ pub struct ThreadStats {
     /// Cluster-windows this thread processed (the asynchronous executor: lookahead windows of
     /// its own events).
     pub cluster_windows: u64,
+    /// Wall time this thread was ready to run but waited for a core held by other work (the
+    /// kernel's run-queue delay; zero where the operating system does not report it).
+    pub core_wait: Duration,
 }
 
 /// Statistics of one run.
@@ -132,5 +135,10 @@ impl RunStats {
     /// Total wall time all threads spent waiting in barriers.
     pub fn barrier_wait(&self) -> Duration {
         self.per_thread.iter().map(|t| t.barrier_wait).sum()
+    }
+
+    /// Total wall time the threads of the parallel stretches waited for a core.
+    pub fn core_wait(&self) -> Duration {
+        self.per_thread.iter().map(|t| t.core_wait).sum()
     }
 }

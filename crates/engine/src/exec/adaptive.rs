@@ -19,9 +19,17 @@
 //! many dense epochs as the last (up to [`MAX_BACKOFF`]), so a run whose threads do not pay
 //! (another process on a core, a hot cluster) spends a vanishing share of its time in trials.
 //! A sparse epoch on threads returns to one thread without counting as a failed trial, and
-//! threads resume after [`AFTER_SPARSE`] dense epochs, dealt out as they last were.
+//! threads resume after [`AFTER_SPARSE`] dense epochs, dealt out as they last were. An epoch on
+//! threads whose threads waited for a core ([`CORE_SHORT`]) is a failed trial at once, with no
+//! probe: another process holds a core, and each thread that waits for it stalls the others.
+//!
+//! The requested-threads policy ([`SwitchPolicy::Requested`]), which an explicit thread count
+//! runs on, keeps the threads asked for whatever the density, and steps down to one thread only
+//! while they wait for a core: a housekeeping stretch ([`HOUSEKEEPING`]) on threads short of a
+//! core hands over to one thread, and threads are tried again after the same backing-off wait,
+//! counted in epochs of any density.
 
-use super::{asynchronous, sequential, Segment, Tally, Until};
+use super::{asynchronous, sequential, Segment, Tally, Until, HOUSEKEEPING};
 use crate::error::EngineError;
 use crate::lp::LogicalProcess;
 use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
@@ -58,6 +66,19 @@ pub const MAX_BACKOFF: u32 = 128;
 /// at the one-thread rate, an eighth of the time at most.
 pub const PROBE_EVERY: u32 = 8;
 
+/// The share of an epoch's wall time the threads together must wait for a core (0.5: half a
+/// thread's worth) for the epoch to count as short of a core. Measured with the kernel's
+/// run-queue delay on a 2-core machine (docs/performance.md, "Threads"): two threads sharing
+/// the one core another process leaves free wait 0.65-0.8; on a quiet machine they mostly wait
+/// under 0.01, and at most 0.18 when a time slice goes to some other process.
+pub const CORE_SHORT: f64 = 0.5;
+
+/// Epochs the requested-threads policy runs on one thread before it tries threads that were
+/// short of a core again, at first (four times as many after each further shortage, up to
+/// [`MAX_BACKOFF`]): a trial while the core is still taken costs about a housekeeping stretch,
+/// so even a run of a few tenths of a second pays for at most one.
+pub const CORE_RETRY_AFTER: u32 = 16;
+
 /// Windows between two looks at the clock, a power of two (a look costs tens of nanoseconds, a
 /// sparse window not much more).
 const CHECK_EVERY: u64 = 16;
@@ -68,6 +89,10 @@ pub enum SwitchPolicy {
     /// By the event rates measured during the run (see the module documentation).
     #[default]
     Measured,
+    /// The threads asked for from the start, whatever the density, but one thread while the
+    /// threads wait for a core (see the module documentation): what an explicit thread count
+    /// runs on.
+    Requested,
     /// After every `windows` windows, alternating sequential and parallel (to check that
     /// switching never changes results).
     Alternate {
@@ -112,10 +137,12 @@ impl Executor for Adaptive {
 /// Where the measured policy stands.
 struct Meter {
     parallel: bool,
-    /// Clock, windows and events at the start of the current epoch.
+    /// Clock, windows, events and the threads' wait for a core at the start of the current
+    /// epoch.
     epoch_start: Instant,
     epoch_windows: u64,
     epoch_events: u64,
+    epoch_core_wait: Duration,
     /// Events per second of the last dense sequential epoch.
     sequential_rate: Option<f64>,
     /// Dense sequential epochs still to wait before the next parallel trial.
@@ -138,9 +165,13 @@ struct Policy {
 
 impl Policy {
     fn new(policy: SwitchPolicy) -> Self {
+        let mut meter = Meter::new();
+        if policy == SwitchPolicy::Requested {
+            meter.backoff = CORE_RETRY_AFTER;
+        }
         Policy {
             policy,
-            meter: Mutex::new(Meter::new()),
+            meter: Mutex::new(meter),
         }
     }
 
@@ -155,25 +186,47 @@ impl Policy {
         m.epoch_start = Instant::now();
         m.epoch_windows = 0;
         m.epoch_events = 0;
+        m.epoch_core_wait = Duration::ZERO;
     }
 
     /// Whether to hand over at this point of the segment.
-    fn switch_now(&self, Tally { windows, events }: Tally) -> bool {
+    fn switch_now(
+        &self,
+        Tally {
+            windows,
+            events,
+            core_wait,
+        }: Tally,
+    ) -> bool {
         match self.policy {
             SwitchPolicy::Alternate { windows: w } => windows >= w.max(1),
-            SwitchPolicy::Measured => {
+            SwitchPolicy::Measured | SwitchPolicy::Requested => {
                 let now = Instant::now();
                 let mut m = self.meter();
                 let elapsed = now.duration_since(m.epoch_start);
-                if elapsed < EPOCH {
+                // Threads short of a core lose several times their work: the requested-threads
+                // policy judges them at every housekeeping sync, not only once an epoch.
+                let epoch = if self.policy == SwitchPolicy::Requested && m.parallel {
+                    HOUSEKEEPING
+                } else {
+                    EPOCH
+                };
+                if elapsed < epoch {
                     return false;
                 }
                 let (dw, de) = (windows - m.epoch_windows, events - m.epoch_events);
                 m.epoch_start = now;
                 m.epoch_windows = windows;
                 m.epoch_events = events;
+                let secs = elapsed.as_secs_f64();
+                let waited = core_wait.map(|c| c.saturating_sub(m.epoch_core_wait));
+                m.epoch_core_wait = core_wait.unwrap_or_default();
+                let short = waited.is_some_and(|w| w.as_secs_f64() >= CORE_SHORT * secs);
+                if self.policy == SwitchPolicy::Requested {
+                    return m.judge_requested(short);
+                }
                 let dense = dw > 0 && de as f64 >= DENSE_WINDOW_EVENTS * dw as f64;
-                m.judge(dense, de as f64, elapsed.as_secs_f64())
+                m.judge(dense, de as f64, secs, short)
             }
         }
     }
@@ -187,6 +240,7 @@ impl Meter {
             epoch_start: Instant::now(),
             epoch_windows: 0,
             epoch_events: 0,
+            epoch_core_wait: Duration::ZERO,
             sequential_rate: None,
             wait: FIRST_TRIAL_AFTER,
             backoff: FIRST_TRIAL_AFTER,
@@ -197,9 +251,35 @@ impl Meter {
         }
     }
 
+    /// The requested-threads policy's verdict on one epoch (`short`: on threads, they waited
+    /// for a core); returns whether to switch executor.
+    fn judge_requested(&mut self, short: bool) -> bool {
+        if self.parallel {
+            if short {
+                self.back_off();
+                return true;
+            }
+            self.backoff = CORE_RETRY_AFTER;
+            return false;
+        }
+        if self.wait > 0 {
+            self.wait -= 1;
+            return false;
+        }
+        true
+    }
+
+    /// A trial on threads failed: wait for the current backoff, and four times longer after
+    /// the next failure.
+    fn back_off(&mut self) {
+        self.wait = self.backoff;
+        self.backoff = (self.backoff * 4).min(MAX_BACKOFF);
+    }
+
     /// Judges one epoch of `events` events in `secs` seconds (`dense`: enough events per
-    /// window); returns whether to switch executor.
-    fn judge(&mut self, dense: bool, events: f64, secs: f64) -> bool {
+    /// window; `short`: on threads, they waited for a core); returns whether to switch
+    /// executor.
+    fn judge(&mut self, dense: bool, events: f64, secs: f64, short: bool) -> bool {
         let rate = events / secs.max(f64::MIN_POSITIVE);
         if !self.parallel {
             if !dense {
@@ -214,14 +294,19 @@ impl Meter {
                     self.backoff = FIRST_TRIAL_AFTER;
                     return true;
                 }
-                self.wait = self.backoff;
-                self.backoff = (self.backoff * 4).min(MAX_BACKOFF);
+                self.back_off();
                 return false;
             }
             if self.wait > 0 {
                 self.wait -= 1;
                 return false;
             }
+            return true;
+        }
+        if short {
+            // Another process holds a core: no probe needed to know threads do not pay now.
+            self.end_stint();
+            self.back_off();
             return true;
         }
         if !dense {
@@ -265,13 +350,13 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     let ask = |tally: Tally| policy.switch_now(tally);
     let until = Until {
         every_mask: match ex.policy {
-            SwitchPolicy::Measured => CHECK_EVERY - 1,
+            SwitchPolicy::Measured | SwitchPolicy::Requested => CHECK_EVERY - 1,
             SwitchPolicy::Alternate { .. } => 0,
         },
         ask: &ask,
     };
     let mut pending = input.initial;
-    let mut parallel = false;
+    let mut parallel = ex.policy == SwitchPolicy::Requested;
     let mut total: Option<RunStats> = None;
     let mut loads: Vec<u64> = Vec::new();
     loop {
@@ -323,6 +408,7 @@ fn merge(a: RunStats, b: RunStats) -> RunStats {
         t.events += s.events;
         t.barrier_wait += s.barrier_wait;
         t.cluster_windows += s.cluster_windows;
+        t.core_wait += s.core_wait;
     }
     RunStats {
         events: a.events + b.events,
@@ -348,7 +434,7 @@ mod tests {
 
     /// Judges one epoch of 40 ms at `rate` events per second.
     fn epoch(m: &mut Meter, dense: bool, rate: f64) -> bool {
-        m.judge(dense, rate * 0.04, 0.04)
+        m.judge(dense, rate * 0.04, 0.04, false)
     }
 
     /// Feeds `n` epochs of 40 ms at `rate` events per second; returns the switch decisions.
@@ -428,5 +514,85 @@ mod tests {
         let backoff = m.backoff;
         assert!(epoch(&mut m, false, 1e9));
         assert_eq!((m.wait, m.backoff), (AFTER_SPARSE, backoff));
+    }
+
+    /// Counts the epochs one thread runs before the requested-threads policy tries threads again.
+    fn epochs_before_retry(m: &mut Meter) -> u32 {
+        let mut n = 0;
+        while !m.judge_requested(false) {
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn requested_threads_stay_unless_short_of_a_core_then_retry_backing_off() {
+        let mut m = Policy::new(SwitchPolicy::Requested)
+            .meter
+            .into_inner()
+            .unwrap();
+        m.parallel = true;
+        assert!(
+            (0..50).all(|_| !m.judge_requested(false)),
+            "cores free: stay"
+        );
+        let mut waits = Vec::new();
+        for _ in 0..6 {
+            m.parallel = true;
+            assert!(m.judge_requested(true), "short of a core: one thread");
+            m.parallel = false;
+            waits.push(epochs_before_retry(&mut m));
+        }
+        assert_eq!(waits, [16, 64, 128, 128, 128, 128]);
+        // The core came back: a retry that is not short stays, and the next shortage waits
+        // the first backoff again.
+        m.parallel = true;
+        assert!(!m.judge_requested(false));
+        assert!(m.judge_requested(true));
+        m.parallel = false;
+        assert_eq!(epochs_before_retry(&mut m), CORE_RETRY_AFTER);
+    }
+
+    #[test]
+    fn measured_threads_short_of_a_core_fail_their_trial_without_a_probe() {
+        let mut m = meter();
+        m.sequential_rate = Some(1e6);
+        m.parallel = true;
+        // Faster than one thread so far, but short of a core: back at once, no probe.
+        assert!(m.judge(true, 2e6 * 0.04, 0.04, true));
+        assert!(!m.probing);
+        assert_eq!(
+            (m.wait, m.backoff),
+            (FIRST_TRIAL_AFTER, FIRST_TRIAL_AFTER * 4)
+        );
+        assert_eq!(m.stint_epochs, 0);
+    }
+
+    #[test]
+    fn an_epoch_is_short_of_a_core_by_the_wait_within_it() {
+        let policy = Policy::new(SwitchPolicy::Requested);
+        policy.start(true);
+        let epoch_ago = |p: &Policy| {
+            if let Some(t) = Instant::now().checked_sub(EPOCH) {
+                p.meter().epoch_start = t;
+            }
+        };
+        let tally = |events: u64, wait_ms: Option<u64>| Tally {
+            windows: events / 100,
+            events,
+            core_wait: wait_ms.map(Duration::from_millis),
+        };
+        epoch_ago(&policy);
+        // A tenth of a thread's worth over a 40 ms epoch: not short.
+        assert!(!policy.switch_now(tally(1000, Some(4))));
+        epoch_ago(&policy);
+        // 4 ms before, 30 ms now: 26 ms of 40, more than half a thread's worth.
+        assert!(policy.switch_now(tally(2000, Some(30))));
+        policy.start(true);
+        epoch_ago(&policy);
+        // Not reported: never short.
+        assert!(!policy.switch_now(tally(1000, None)));
+        // Less than an epoch since the last look: no verdict.
+        assert!(!policy.switch_now(tally(2000, Some(1000))));
     }
 }

@@ -27,6 +27,7 @@
 //! key, after every thread has handled its events below that key.
 
 use super::barrier::{SpinBarrier, WindowReduction, FLAG_CANCEL};
+use super::core_wait::CoreWaitMeter;
 use super::workers::{deal_into_clusters, lock, on_threads, return_to_lp_order, ClusterLps};
 use super::{stop_end, Failure, Segment, Tally, Until};
 use crate::error::EngineError;
@@ -167,6 +168,9 @@ struct Shared<'a, L: LogicalProcess> {
     fail_time: AtomicU64,
     /// Windows of thread 0's events so far (for `until`).
     windows: AtomicU64,
+    /// Per thread: its wait for a core since the segment began, in ns, as of its last sync
+    /// (`u64::MAX`: not reported); read by `until`.
+    core_wait: Vec<AtomicU64>,
     /// Threads asleep, or about to sleep, on `wake`.
     sleepers: CachePadded<AtomicUsize>,
     nap: Mutex<()>,
@@ -309,6 +313,7 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         failure: Mutex::new(None),
         fail_time: AtomicU64::new(Time::MAX),
         windows: AtomicU64::new(0),
+        core_wait: (0..threads).map(|_| AtomicU64::new(u64::MAX)).collect(),
         sleepers: CachePadded::new(AtomicUsize::new(0)),
         nap: Mutex::new(()),
         wake: Condvar::new(),
@@ -410,9 +415,23 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
     })
 }
 
+/// The threads' waits for a core in all (ns each, `u64::MAX` where not reported).
+fn total_core_wait(waits: &[AtomicU64]) -> Option<Duration> {
+    waits
+        .iter()
+        .map(|w| match w.load(Ordering::Relaxed) {
+            u64::MAX => None,
+            ns => Some(Duration::from_nanos(ns)),
+        })
+        .sum()
+}
+
 /// One worker's clusters, pending events and outboxes.
 struct Worker<'s, L: LogicalProcess, P> {
     me: usize,
+    /// This thread's wait for a core since the segment began, and when it last looked.
+    core_meter: CoreWaitMeter,
+    core_looked: Instant,
     /// Guards of the clusters this thread owns, by cluster.
     owned: Vec<Option<MutexGuard<'s, ClusterLps<L>>>>,
     /// This thread's copy of the cluster owners.
@@ -608,6 +627,16 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
     /// Meets every other thread with nothing in flight; returns what to do next.
     fn sync(&mut self, sh: &'s Shared<'_, L>) -> Result<Decision, ()> {
         self.report(sh);
+        // A look costs a few microseconds, and idle stretches may sync far more often than
+        // `until` judges.
+        if sh.until.is_some() && self.core_looked.elapsed() >= HOUSEKEEPING / 2 {
+            self.core_looked = Instant::now();
+            let waited = self.core_meter.so_far();
+            sh.core_wait[self.me].store(
+                waited.map_or(u64::MAX, |d| d.as_nanos() as u64),
+                Ordering::Relaxed,
+            );
+        }
         if self.me == 0 {
             sh.windows
                 .store(self.stats.cluster_windows, Ordering::Relaxed);
@@ -661,6 +690,7 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
                         let tally = Tally {
                             windows,
                             events: sh.progress.events() - sh.events_before,
+                            core_wait: total_core_wait(&sh.core_wait),
                         };
                         if (until.ask)(tally) {
                             sh.handover.store(true, Ordering::Release);
@@ -811,6 +841,8 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
     let nclusters = sh.lps.len();
     let mut w: Worker<'_, L, P> = Worker {
         me,
+        core_meter: CoreWaitMeter::start(),
+        core_looked: Instant::now(),
         owned: (0..nclusters).map(|_| None).collect(),
         owner: lock(&sh.owner).clone(),
         pending: P::new(sh.window),
@@ -918,6 +950,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
     if me == 0 {
         sh.windows.store(w.stats.cluster_windows, Ordering::Relaxed);
     }
+    w.stats.core_wait = w.core_meter.so_far().unwrap_or_default();
     let mut left = Vec::new();
     if decision == Decision::HandOver {
         while let Some(ev) = w.pending.pop_before(Time::MAX) {

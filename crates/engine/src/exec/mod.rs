@@ -6,12 +6,15 @@
 mod adaptive;
 mod asynchronous;
 mod barrier;
+mod core_wait;
 mod parallel;
 mod sequential;
 mod threads;
 mod workers;
 
-pub use adaptive::{Adaptive, SwitchPolicy, DENSE_WINDOW_EVENTS, EPOCH, GAIN_TO_STAY, MAX_BACKOFF};
+pub use adaptive::{
+    Adaptive, SwitchPolicy, CORE_SHORT, DENSE_WINDOW_EVENTS, EPOCH, GAIN_TO_STAY, MAX_BACKOFF,
+};
 pub use asynchronous::{Asynchronous, HOUSEKEEPING};
 pub use barrier::{Poisoned, SpinBarrier, WindowReduction};
 pub use parallel::Parallel;
@@ -22,6 +25,7 @@ use crate::error::EngineError;
 use crate::event::{Event, EventKey};
 use crate::stats::RunStats;
 use crate::time::Time;
+use std::time::Duration;
 
 /// When a segment may end: at a window boundary after a multiple of `every_mask + 1` windows
 /// (a power of two, so the test is one mask), `ask` is given how far the segment has come and
@@ -32,11 +36,13 @@ pub(crate) struct Until<'a> {
     pub ask: &'a (dyn Fn(Tally) -> bool + Sync),
 }
 
-/// How far a segment has come: windows ended and events handled.
+/// How far a segment has come: windows ended, events handled and, on threads where the
+/// operating system reports it, the time its threads have waited for a core in all.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Tally {
     pub windows: u64,
     pub events: u64,
+    pub core_wait: Option<Duration>,
 }
 
 impl Until<'_> {

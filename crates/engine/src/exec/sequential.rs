@@ -120,7 +120,13 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
             }
             if windows > 0
                 && !stop_requested
-                && until.is_some_and(|u| u.now(super::Tally { windows, events }))
+                && until.is_some_and(|u| {
+                    u.now(super::Tally {
+                        windows,
+                        events,
+                        core_wait: None,
+                    })
+                })
             {
                 pending.push(ev);
                 while let Some(e) = pending.pop_before(Time::MAX) {
@@ -179,8 +185,8 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
         clusters: channels.clusters(),
         per_thread: vec![ThreadStats {
             events,
-            barrier_wait: Default::default(),
             cluster_windows: windows,
+            ..ThreadStats::default()
         }],
         wall: started.elapsed(),
         // A segment handed over ends at a window boundary; its reason is the next one's.

@@ -1,10 +1,11 @@
 //! The executor a thread setting ([`Threads`]) runs on, chosen in one place for every command:
-//! one thread runs the global-order sequential reference executor, several the asynchronous
-//! conservative executor, and `auto` the adaptive executor, which runs sequentially and moves
-//! to the asynchronous executor over up to one thread per core ([`crate::auto_threads`]) only
-//! while that is measured to pay. Results are identical on all three.
+//! one thread runs the global-order sequential reference executor; several the asynchronous
+//! conservative executor, handing over to one thread only while the threads wait for a core
+//! another process holds ([`SwitchPolicy::Requested`]); and `auto` the adaptive executor, which
+//! runs sequentially and moves to the asynchronous executor over up to one thread per core
+//! ([`crate::auto_threads`]) only while that is measured to pay. Results are identical on all.
 
-use super::{Adaptive, Asynchronous, Sequential, SwitchPolicy};
+use super::{Adaptive, Sequential, SwitchPolicy};
 use crate::error::EngineError;
 use crate::lp::LogicalProcess;
 use crate::pending::PendingKind;
@@ -17,8 +18,8 @@ use crate::Threads;
 pub enum ThreadsExecutor {
     /// One thread: the global-order sequential executor.
     One(Sequential),
-    /// A fixed number of threads above one: the asynchronous executor.
-    Many(Asynchronous),
+    /// A number of threads above one: the adaptive executor with the requested-threads policy.
+    Many(Adaptive),
     /// `auto`: the adaptive executor.
     Auto(Adaptive),
 }
@@ -28,9 +29,10 @@ impl ThreadsExecutor {
     pub fn new(threads: Threads, pending: PendingKind) -> Self {
         match threads {
             Threads::Count(n) if n <= 1 => ThreadsExecutor::One(Sequential::reference(pending)),
-            Threads::Count(n) => ThreadsExecutor::Many(Asynchronous {
+            Threads::Count(n) => ThreadsExecutor::Many(Adaptive {
                 threads: n,
                 pending,
+                policy: SwitchPolicy::Requested,
             }),
             Threads::Auto => ThreadsExecutor::Auto(Adaptive {
                 threads: crate::auto_threads(),
@@ -68,7 +70,8 @@ mod tests {
         ));
         assert!(matches!(
             ThreadsExecutor::new(Threads::Count(3), p),
-            ThreadsExecutor::Many(x) if x.threads == 3 && x.pending == p
+            ThreadsExecutor::Many(x)
+                if x.threads == 3 && x.pending == p && x.policy == SwitchPolicy::Requested
         ));
         assert!(matches!(
             ThreadsExecutor::new(Threads::Auto, p),

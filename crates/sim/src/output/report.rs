@@ -103,6 +103,9 @@ struct RunBlock {
     parallel_events: u64,
     clusters: usize,
     barrier_wait_s: f64,
+    /// Wall time the threads of the parallel stretches were ready but waited for a core, in
+    /// all (zero where the operating system does not report it).
+    core_wait_s: f64,
     per_thread_events: Vec<u64>,
     stop: String,
 }
@@ -245,6 +248,7 @@ fn summary_json(body: &Summary<'_>, digest: u64, stats: &RunStats) -> String {
         parallel_events: stats.parallel_events,
         clusters: stats.clusters,
         barrier_wait_s: stats.barrier_wait().as_secs_f64(),
+        core_wait_s: stats.core_wait().as_secs_f64(),
         per_thread_events: stats.per_thread.iter().map(|t| t.events).collect(),
         stop: stats.stop.name().to_string(),
     };
@@ -317,6 +321,19 @@ fn thread_note(stats: &RunStats) -> Option<String> {
     )
 }
 
+/// A note for the run's table when its threads waited for a core for a noticeable share of the
+/// run (a tenth of its wall time or more, all threads together): another process held a core,
+/// and stretches short of one ran on one thread ([`bbsim_engine::exec::CORE_SHORT`]).
+fn core_note(stats: &RunStats) -> Option<String> {
+    let waited = stats.core_wait().as_secs_f64();
+    (stats.threads > 1 && waited >= 0.1 * stats.wall.as_secs_f64()).then(|| {
+        format!(
+            "note: the threads waited {waited:.2} s for a core in all (another process is using \
+             the cores); stretches where they waited ran on one thread, with identical results"
+        )
+    })
+}
+
 /// How the run used threads: `1 thread`, `2 threads`, or, for a run that switched executor,
 /// the share of its events that ran on several threads.
 fn threads_used(stats: &RunStats) -> String {
@@ -362,7 +379,7 @@ pub fn table(
         stats.events,
         threads_used(stats)
     );
-    if let Some(note) = thread_note(stats) {
+    for note in [thread_note(stats), core_note(stats)].into_iter().flatten() {
         let _ = writeln!(s, "{note}\n");
     }
     let _ = writeln!(
@@ -468,4 +485,51 @@ fn phase_lines(jobs: &[JobSummary]) -> String {
         let _ = writeln!(s, "  {name:<16} {}", phases_line(&j.io_phases));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bbsim_engine::{StopReason, ThreadStats};
+    use std::time::Duration;
+
+    /// A run of 1,000 events in 10 windows over 1 s of wall time on `threads` threads, which
+    /// each waited `core_wait_ms` for a core, `parallel` of the events on threads.
+    fn stats(threads: usize, parallel: u64, core_wait_ms: u64) -> RunStats {
+        RunStats {
+            events: 1000,
+            windows: 10,
+            last_event_time: 0,
+            window: 100_000,
+            threads,
+            parallel_events: parallel,
+            clusters: 4,
+            per_thread: vec![
+                ThreadStats {
+                    core_wait: Duration::from_millis(core_wait_ms),
+                    ..ThreadStats::default()
+                };
+                threads
+            ],
+            wall: Duration::from_secs(1),
+            stop: StopReason::Drained,
+        }
+    }
+
+    #[test]
+    fn threads_that_waited_a_tenth_of_the_run_for_a_core_get_a_note() {
+        // Two threads, 60 ms each: 0.12 s of a 1 s run.
+        let note = core_note(&stats(2, 200, 60)).expect("a note");
+        assert!(note.contains("waited 0.12 s for a core"), "{note}");
+        assert_eq!(core_note(&stats(2, 1000, 40)), None, "0.08 s: no note");
+        assert_eq!(
+            core_note(&stats(1, 0, 500)),
+            None,
+            "one thread waits for no one"
+        );
+        assert_eq!(
+            threads_used(&stats(2, 200, 60)),
+            "2 threads for 20 % of them, 1 for the rest"
+        );
+    }
 }
