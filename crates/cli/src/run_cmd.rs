@@ -231,6 +231,7 @@ pub fn run_loaded(
         &l.cost(),
         &finished.results,
         &finished.stats,
+        threads,
         &written,
     );
     Ok((written, text, finished))

@@ -230,9 +230,10 @@ impl Loaded {
         // ring: on the study's packet-level bursts (thousands of events within a few
         // microseconds) it executes 20 % fewer instructions than the event heap, and it is
         // no slower on the sparse scenarios (docs/performance.md, "Where the study's time goes").
-        // An explicit count above one runs the asynchronous executor; `auto` runs the
-        // sequential one, and the asynchronous one over the cores only while it is measured to
-        // pay (`bbsim_engine::ThreadsExecutor`).
+        // An explicit count above one runs the asynchronous executor, and one thread while
+        // the threads wait for a core another process holds; `auto` runs the sequential one,
+        // and the asynchronous one over the cores only while it is measured to pay
+        // (`bbsim_engine::ThreadsExecutor`).
         self.run_on(
             &ThreadsExecutor::new(threads.into(), PendingKind::Ring),
             watch,

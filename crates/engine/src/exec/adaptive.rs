@@ -26,10 +26,16 @@
 //! The requested-threads policy ([`SwitchPolicy::Requested`]), which an explicit thread count
 //! runs on, keeps the threads asked for whatever the density, and steps down to one thread only
 //! while they wait for a core: a housekeeping stretch ([`HOUSEKEEPING`]) on threads short of a
-//! core hands over to one thread, and threads are tried again after the same backing-off wait,
-//! counted in epochs of any density.
+//! core hands over to one thread, and threads are tried again after [`CORE_RETRY_AFTER`] epochs
+//! of any density, backing off as above.
+//!
+//! Under either policy a move to threads first looks at the machine's run queue: while other
+//! work is ready to run on the cores the threads need, the trial counts as failed without
+//! being made. And when threads step down short of a core but the run queue, looked at with
+//! one thread left, shows no other work, the shortage was a passing one: threads are tried
+//! again after one epoch, without backing off.
 
-use super::{asynchronous, sequential, Segment, Tally, Until, HOUSEKEEPING};
+use super::{asynchronous, core_wait, sequential, Segment, Tally, Until, HOUSEKEEPING};
 use crate::error::EngineError;
 use crate::lp::LogicalProcess;
 use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
@@ -111,6 +117,11 @@ pub struct Adaptive {
     pub pending: PendingKind,
     /// When to switch.
     pub policy: SwitchPolicy,
+    /// Whether the machine's run queue is looked at before a move to threads and after threads
+    /// step down short of a core (see the module documentation). Without it only the threads'
+    /// own measured waits for a core count (for tests that must see trials whatever else the
+    /// machine runs).
+    pub watch_run_queue: bool,
 }
 
 impl Adaptive {
@@ -120,6 +131,7 @@ impl Adaptive {
             threads: threads.max(1),
             pending: PendingKind::default(),
             policy: SwitchPolicy::Measured,
+            watch_run_queue: true,
         }
     }
 }
@@ -155,16 +167,22 @@ struct Meter {
     stint_epochs: u32,
     /// The sequential epoch under way is a probe after a stint on threads.
     probing: bool,
+    /// The last stint on threads ended short of a core; the backoff before that shortage.
+    short_from: Option<u32>,
 }
 
 /// The switching decision of one run.
 struct Policy {
     policy: SwitchPolicy,
     meter: Mutex<Meter>,
+    /// The threads of the parallel segments, and whether the cores they need look free right
+    /// now ([`cores_look_free`]; tests replace it).
+    threads: usize,
+    cores_free: fn(usize) -> bool,
 }
 
 impl Policy {
-    fn new(policy: SwitchPolicy) -> Self {
+    fn new(policy: SwitchPolicy, threads: usize, cores_free: fn(usize) -> bool) -> Self {
         let mut meter = Meter::new();
         if policy == SwitchPolicy::Requested {
             meter.backoff = CORE_RETRY_AFTER;
@@ -172,6 +190,8 @@ impl Policy {
         Policy {
             policy,
             meter: Mutex::new(meter),
+            threads,
+            cores_free,
         }
     }
 
@@ -182,6 +202,16 @@ impl Policy {
     /// A segment starts on the parallel executor or not.
     fn start(&self, parallel: bool) {
         let mut m = self.meter();
+        if let Some(backoff) = m.short_from.take() {
+            // The threads have just stepped down short of a core. With one thread left the run
+            // queue says whether other work holds the cores: if none does, the shortage was a
+            // passing one (a stretch of many wake-ups, another process's moment), and threads
+            // are tried again after one epoch, without backing off.
+            if !parallel && (self.cores_free)(self.threads) {
+                m.wait = 0;
+                m.backoff = backoff;
+            }
+        }
         m.parallel = parallel;
         m.epoch_start = Instant::now();
         m.epoch_windows = 0;
@@ -222,11 +252,19 @@ impl Policy {
                 let waited = core_wait.map(|c| c.saturating_sub(m.epoch_core_wait));
                 m.epoch_core_wait = core_wait.unwrap_or_default();
                 let short = waited.is_some_and(|w| w.as_secs_f64() >= CORE_SHORT * secs);
-                if self.policy == SwitchPolicy::Requested {
-                    return m.judge_requested(short);
-                }
                 let dense = dw > 0 && de as f64 >= DENSE_WINDOW_EVENTS * dw as f64;
-                m.judge(dense, de as f64, secs, short)
+                let switch = if self.policy == SwitchPolicy::Requested {
+                    m.judge_requested(short)
+                } else {
+                    m.judge(dense, de as f64, secs, short)
+                };
+                if switch && !m.parallel && !(self.cores_free)(self.threads) {
+                    // A trial now would be short of a core from its start: count it failed.
+                    m.end_stint();
+                    m.back_off();
+                    return false;
+                }
+                switch
             }
         }
     }
@@ -248,6 +286,7 @@ impl Meter {
             stint_secs: 0.0,
             stint_epochs: 0,
             probing: false,
+            short_from: None,
         }
     }
 
@@ -256,6 +295,7 @@ impl Meter {
     fn judge_requested(&mut self, short: bool) -> bool {
         if self.parallel {
             if short {
+                self.short_from = Some(self.backoff);
                 self.back_off();
                 return true;
             }
@@ -306,6 +346,7 @@ impl Meter {
         if short {
             // Another process holds a core: no probe needed to know threads do not pay now.
             self.end_stint();
+            self.short_from = Some(self.backoff);
             self.back_off();
             return true;
         }
@@ -335,6 +376,15 @@ impl Meter {
     }
 }
 
+/// Whether other work leaves `threads` threads the cores they could have now: no more threads
+/// of other work are ready to run than the cores the threads leave free (true where the
+/// operating system does not say). More threads than cores, asked for, are not held against
+/// themselves here; their own waits for a core are.
+fn cores_look_free(threads: usize) -> bool {
+    let cores = crate::cores();
+    core_wait::busy_elsewhere().is_none_or(|busy| busy + threads.min(cores) <= cores)
+}
+
 fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     ex: &Adaptive,
     input: RunInput<'_, L>,
@@ -346,7 +396,12 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     }
     let (slots, channels) = (input.slots, input.channels);
     let (end_time, progress) = (input.end_time, input.progress);
-    let policy = Policy::new(ex.policy);
+    let cores_free: fn(usize) -> bool = if ex.watch_run_queue {
+        cores_look_free
+    } else {
+        |_| true
+    };
+    let policy = Policy::new(ex.policy, threads, cores_free);
     let ask = |tally: Tally| policy.switch_now(tally);
     let until = Until {
         every_mask: match ex.policy {
@@ -527,7 +582,7 @@ mod tests {
 
     #[test]
     fn requested_threads_stay_unless_short_of_a_core_then_retry_backing_off() {
-        let mut m = Policy::new(SwitchPolicy::Requested)
+        let mut m = Policy::new(SwitchPolicy::Requested, 2, |_| true)
             .meter
             .into_inner()
             .unwrap();
@@ -570,7 +625,7 @@ mod tests {
 
     #[test]
     fn an_epoch_is_short_of_a_core_by_the_wait_within_it() {
-        let policy = Policy::new(SwitchPolicy::Requested);
+        let policy = Policy::new(SwitchPolicy::Requested, 2, |_| true);
         policy.start(true);
         let epoch_ago = |p: &Policy| {
             if let Some(t) = Instant::now().checked_sub(EPOCH) {
@@ -594,5 +649,26 @@ mod tests {
         assert!(!policy.switch_now(tally(1000, None)));
         // Less than an epoch since the last look: no verdict.
         assert!(!policy.switch_now(tally(2000, Some(1000))));
+    }
+
+    #[test]
+    fn a_passing_shortage_retries_after_one_epoch_a_lasting_one_backs_off() {
+        for (free, epochs) in [(true, 0), (false, CORE_RETRY_AFTER)] {
+            let cores_free: fn(usize) -> bool = if free { |_| true } else { |_| false };
+            let policy = Policy::new(SwitchPolicy::Requested, 2, cores_free);
+            policy.start(true);
+            assert!(policy.meter().judge_requested(true), "short: step down");
+            policy.start(false);
+            let mut m = policy.meter();
+            assert_eq!(m.wait, epochs, "cores free: {free}");
+            let before_retry = (0..).take_while(|_| !m.judge_requested(false)).count();
+            assert_eq!(before_retry, epochs as usize);
+            let next = if free {
+                CORE_RETRY_AFTER
+            } else {
+                CORE_RETRY_AFTER * 4
+            };
+            assert_eq!(m.backoff, next, "a passing shortage does not back off");
+        }
     }
 }

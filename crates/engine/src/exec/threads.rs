@@ -33,11 +33,13 @@ impl ThreadsExecutor {
                 threads: n,
                 pending,
                 policy: SwitchPolicy::Requested,
+                watch_run_queue: true,
             }),
             Threads::Auto => ThreadsExecutor::Auto(Adaptive {
                 threads: crate::auto_threads(),
                 pending,
                 policy: SwitchPolicy::Measured,
+                watch_run_queue: true,
             }),
         }
     }

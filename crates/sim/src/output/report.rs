@@ -18,7 +18,7 @@ use crate::lower::machine::MachineSummary;
 use crate::scenario::Scenario;
 use crate::units::{human_bandwidth, human_bytes};
 use bbsim_engine::digest::Digest;
-use bbsim_engine::RunStats;
+use bbsim_engine::{RunStats, Threads};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -300,25 +300,21 @@ pub fn write(rendered: &Rendered, out: &mut OutputSet) -> io::Result<()> {
 /// ([`bbsim_engine::exec::DENSE_WINDOW_EVENTS`], which `auto` also goes by).
 pub const EVENTS_PER_WINDOW_FOR_THREADS: f64 = bbsim_engine::exec::DENSE_WINDOW_EVENTS;
 
-/// A note for the run's table when it used several threads on windows too sparse to pay.
-fn thread_note(stats: &RunStats) -> Option<String> {
+/// A note for the run's table when an explicit count of several threads ran windows too sparse
+/// to pay (`auto` moves to threads only where they pay).
+fn thread_note(stats: &RunStats, threads: Threads) -> Option<String> {
     let per_window = stats.events_per_window();
-    let all_parallel = stats.parallel_events >= stats.events;
-    (stats.threads > 1
-        && all_parallel
-        && stats.windows > 0
-        && per_window < EVENTS_PER_WINDOW_FOR_THREADS)
-        .then(
-        || {
-            format!(
-                "note: {} threads ran {per_window:.1} events per lookahead window on average; below \
-                 {EVENTS_PER_WINDOW_FOR_THREADS} waiting on each other's clocks costs the threads \
-                 more than they gain, so one thread, or `auto` (the default), is expected to be faster, with \
-                 identical results",
-                stats.threads
-            )
-        },
-    )
+    let Threads::Count(n) = threads else {
+        return None;
+    };
+    (n > 1 && stats.windows > 0 && per_window < EVENTS_PER_WINDOW_FOR_THREADS).then(|| {
+        format!(
+            "note: {n} threads ran {per_window:.1} events per lookahead window on average; below \
+             {EVENTS_PER_WINDOW_FOR_THREADS} waiting on each other's clocks costs the threads \
+             more than they gain, so one thread, or `auto` (the default), is expected to be \
+             faster, with identical results"
+        )
+    })
 }
 
 /// A note for the run's table when its threads waited for a core for a noticeable share of the
@@ -350,14 +346,16 @@ fn threads_used(stats: &RunStats) -> String {
     )
 }
 
-/// The short table printed at the end of a run: per job its bytes, time in I/O phases
-/// (`io_time_s`) and the bandwidth over it, then each job's phases and the design's cost.
+/// The short table printed at the end of a run on the thread setting `threads`: per job its
+/// bytes, time in I/O phases (`io_time_s`) and the bandwidth over it, then each job's phases
+/// and the design's cost.
 pub fn table(
     scenario: &Scenario,
     machine: &MachineSummary,
     cost: &Cost,
     r: &Results,
     stats: &RunStats,
+    threads: Threads,
     written: &[PathBuf],
 ) -> String {
     let mut s = String::new();
@@ -379,7 +377,10 @@ pub fn table(
         stats.events,
         threads_used(stats)
     );
-    for note in [thread_note(stats), core_note(stats)].into_iter().flatten() {
+    for note in [thread_note(stats, threads), core_note(stats)]
+        .into_iter()
+        .flatten()
+    {
         let _ = writeln!(s, "{note}\n");
     }
     let _ = writeln!(
@@ -531,5 +532,17 @@ mod tests {
             threads_used(&stats(2, 200, 60)),
             "2 threads for 20 % of them, 1 for the rest"
         );
+    }
+
+    #[test]
+    fn explicit_counts_on_sparse_windows_get_a_note_whatever_ran_on_threads() {
+        // 100 events per window: dense.
+        assert_eq!(thread_note(&stats(2, 1000, 0), Threads::Count(2)), None);
+        let mut sparse = stats(2, 200, 0);
+        sparse.windows = 400;
+        let note = thread_note(&sparse, Threads::Count(2)).expect("a note");
+        assert!(note.starts_with("note: 2 threads ran 2.5 events"), "{note}");
+        assert_eq!(thread_note(&sparse, Threads::Auto), None, "auto chose");
+        assert_eq!(thread_note(&sparse, Threads::Count(1)), None);
     }
 }

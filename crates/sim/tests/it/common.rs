@@ -107,12 +107,23 @@ pub fn load(path: &Path, overrides: &[String]) -> Loaded {
     load_scenario(path, overrides).unwrap_or_else(|d| panic!("{d}"))
 }
 
-/// Runs a loaded scenario on `threads` threads and renders its outputs.
+/// Runs a loaded scenario on `threads` threads and renders its outputs. A count above one runs
+/// the asynchronous executor itself: the executor of a thread setting steps down to one thread
+/// while another process holds a core, as a test run's neighbours may, and these runs are
+/// there to compare the threads' results with one thread's.
 pub fn run(loaded: &Loaded, threads: impl Into<bbsim_engine::Threads>) -> Rendered {
     let threads = threads.into();
-    let finished = loaded
-        .run(threads, |_| {})
-        .unwrap_or_else(|e| panic!("run on {threads} threads: {e}"));
+    let finished = match threads {
+        bbsim_engine::Threads::Count(n) if n > 1 => loaded.run_on(
+            &bbsim_engine::Asynchronous {
+                threads: n,
+                pending: bbsim_engine::PendingKind::Ring,
+            },
+            |_| {},
+        ),
+        _ => loaded.run(threads, |_| {}),
+    }
+    .unwrap_or_else(|e| panic!("run on {threads} threads: {e}"));
     loaded.render(&finished)
 }
 
@@ -123,6 +134,7 @@ pub fn switching(threads: usize, windows: u64) -> bbsim_engine::Adaptive {
         threads,
         pending: bbsim_engine::PendingKind::Ring,
         policy: bbsim_engine::SwitchPolicy::Alternate { windows },
+        watch_run_queue: true,
     }
 }
 
