@@ -24,6 +24,9 @@ pub struct ClassUsage {
     pub utilisation: f64,
     /// Utilisation of the busiest channel of the class.
     pub max_utilisation: f64,
+    /// Why input-buffer heads waited for the class's router output ports (none for NIC
+    /// injection, which has no input buffer ahead of it).
+    pub head_waits: HeadWaits,
 }
 
 /// Network-wide figures.
@@ -57,6 +60,7 @@ impl NetworkStats {
         let mut sums = vec![LinkStats::default(); n];
         let mut channels = vec![0u64; n];
         let mut max_busy = vec![0 as Time; n];
+        let mut class_waits = vec![HeadWaits::default(); n];
         let mut packets_routed = 0;
         let mut waits = HeadWaits::default();
         let (mut occ_sum, mut max_occ, mut max_port, mut count) = (0.0, 0u64, 0u64, 0u32);
@@ -69,11 +73,13 @@ impl NetworkStats {
             max_occ = max_occ.max(s.max_occupancy);
             max_port = max_port.max(s.port_max_occupancy.iter().copied().max().unwrap_or(0));
             count += 1;
-            for (port, link) in topo.ports(id).iter().zip(&s.links) {
+            let ports = topo.ports(id).iter().zip(&s.links).zip(&s.head_waits);
+            for ((port, link), w) in ports {
                 if port.peer == Peer::None {
                     continue;
                 }
                 let c = port.class.index();
+                class_waits[c].add(w);
                 sums[c].add(link);
                 channels[c] += 1;
                 max_busy[c] = max_busy[c].max(link.busy);
@@ -98,6 +104,7 @@ impl NetworkStats {
                     packets: sums[i].packets,
                     utilisation: sums[i].busy as f64 / (channels[i] as f64 * span),
                     max_utilisation: max_busy[i] as f64 / span,
+                    head_waits: class_waits[i],
                 }
             })
             .collect();

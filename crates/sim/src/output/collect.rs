@@ -246,6 +246,15 @@ pub struct LinkRow {
     pub utilisation: f64,
     /// Busiest channel's busy fraction.
     pub max_utilisation: f64,
+    /// Input-buffer heads that waited for an output port of the class while it was busy
+    /// (serialising, or granted to another input first) and the downstream buffer had room.
+    pub heads_behind_busy_port: u64,
+    /// Their waits, summed (s).
+    pub head_wait_busy_port_s: f64,
+    /// Heads that waited for the downstream buffer's credit.
+    pub heads_behind_credit: u64,
+    /// Their waits, summed (s).
+    pub head_wait_credit_s: f64,
 }
 
 /// Conservation of written bytes, cross-checked between three independent ledgers: the
@@ -709,6 +718,10 @@ fn link_rows(net: &NetworkStats) -> Vec<LinkRow> {
             bytes: c.bytes,
             utilisation: c.utilisation,
             max_utilisation: c.max_utilisation,
+            heads_behind_busy_port: c.head_waits.busy,
+            head_wait_busy_port_s: secs_f(c.head_waits.busy_ps),
+            heads_behind_credit: c.head_waits.no_credit,
+            head_wait_credit_s: secs_f(c.head_waits.no_credit_ps),
         })
         .collect()
 }

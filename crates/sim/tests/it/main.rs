@@ -7,6 +7,7 @@ mod common;
 mod compose;
 mod diagnostics;
 mod fs_clients;
+mod head_waits;
 mod key_reference;
 mod pfs_metadata;
 mod properties;

@@ -2,8 +2,9 @@
 
 use crate::common::{build, fat_tree_16, net, run, Lp, Msg};
 use bbsim_engine::time::US;
-use bbsim_topology::link::serialisation;
-use bbsim_topology::{HeadWaits, Network, Routing};
+use bbsim_topology::link::{serialisation, LinkClass};
+use bbsim_topology::stats::NetworkStats;
+use bbsim_topology::{HeadWaits, Network, RouterStats, Routing};
 
 /// Runs `scripts` and sums the routers' head waits.
 fn waits(n: &Network, scripts: Vec<Vec<Msg>>) -> HeadWaits {
@@ -52,6 +53,39 @@ fn a_packet_behind_another_waits_one_serialisation_for_a_busy_port() {
     // One message alone never waits.
     let alone = waits(&n, vec![msg(15, 512)]);
     assert_eq!(alone, HeadWaits::default());
+}
+
+#[test]
+fn head_waits_are_reported_by_the_class_of_the_port_waited_for() {
+    // The same two packets: the one wait is for an edge switch's up-port, so the edge-to-
+    // aggregation class carries it and every other class has none.
+    let n = net(fat_tree_16(), Routing::Deterministic)
+        .build()
+        .expect("builds");
+    let mut sim = build(&n, vec![msg(15, 512), msg(15, 512)], 5);
+    run(&mut sim, 1);
+    let routers: Vec<(u32, &RouterStats)> = sim
+        .lps()
+        .filter_map(|lp| match lp {
+            Lp::Router(r) => Some((r.id(), r.stats())),
+            _ => None,
+        })
+        .collect();
+    let stats = NetworkStats::collect(n.topology(), routers, [], 1);
+    let ser = serialisation(512, 12_500_000_000);
+    for c in &stats.classes {
+        let expected = if c.class == LinkClass::EdgeAgg {
+            HeadWaits {
+                busy: 1,
+                busy_ps: ser,
+                ..HeadWaits::default()
+            }
+        } else {
+            HeadWaits::default()
+        };
+        assert_eq!(c.head_waits, expected, "{:?}", c.class);
+    }
+    assert_eq!(stats.head_waits.busy, 1);
 }
 
 #[test]
