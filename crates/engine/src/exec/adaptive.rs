@@ -75,8 +75,9 @@ pub const PROBE_EVERY: u32 = 8;
 /// The share of an epoch's wall time the threads together must wait for a core (0.5: half a
 /// thread's worth) for the epoch to count as short of a core. Measured with the kernel's
 /// run-queue delay on a 2-core machine (docs/performance.md, "Threads"): two threads sharing
-/// the one core another process leaves free wait 0.65-0.8; on a quiet machine they mostly wait
-/// under 0.01, and at most 0.18 when a time slice goes to some other process.
+/// the one core another process leaves free wait 0.6-1.0; on a quiet machine they mostly wait
+/// under 0.01, but a sparse run has a single stretch of 0.55-0.98 a few times a minute (cause
+/// not established), which the run queue then tells apart (see the module documentation).
 pub const CORE_SHORT: f64 = 0.5;
 
 /// Epochs the requested-threads policy runs on one thread before it tries threads that were
