@@ -168,7 +168,8 @@ pub fn auto_threads() -> usize {
 pub const MAX_AUTO_THREADS: usize = 8;
 
 /// Runs `sim` with the executor suited to `threads` ([`ThreadsExecutor`]): the sequential
-/// reference executor for one thread, the asynchronous executor otherwise.
+/// reference executor for one thread, the asynchronous executor otherwise (one thread while
+/// its threads wait for a core another process holds).
 pub fn run_with_threads<L: LogicalProcess>(
     sim: &mut Simulation<L>,
     threads: usize,
