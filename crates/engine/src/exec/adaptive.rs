@@ -35,6 +35,7 @@
 //! one thread left, shows no other work, the shortage was a passing one: threads are tried
 //! again after one epoch, without backing off.
 
+use super::workers::lock;
 use super::{asynchronous, core_wait, sequential, Segment, Tally, Until, HOUSEKEEPING};
 use crate::error::EngineError;
 use crate::lp::LogicalProcess;
@@ -197,7 +198,7 @@ impl Policy {
     }
 
     fn meter(&self) -> std::sync::MutexGuard<'_, Meter> {
-        self.meter.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.meter)
     }
 
     /// A segment starts on the parallel executor or not.

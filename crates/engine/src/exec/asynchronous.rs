@@ -28,7 +28,9 @@
 
 use super::barrier::{SpinBarrier, WindowReduction, FLAG_CANCEL};
 use super::core_wait::CoreWaitMeter;
-use super::workers::{deal_into_clusters, lock, on_threads, return_to_lp_order, ClusterLps};
+use super::workers::{
+    deal_into_clusters, lock, on_threads, return_to_lp_order, unpoisoned, ClusterLps,
+};
 use super::{stop_end, Failure, Segment, Tally, Until};
 use crate::error::EngineError;
 use crate::event::{Event, EventKey};
@@ -344,14 +346,7 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
             .map(|l| l.load(Ordering::Relaxed))
             .collect()
     };
-    return_to_lp_order(
-        slots,
-        nlp,
-        shared
-            .lps
-            .into_iter()
-            .map(|c| c.into_inner().unwrap_or_else(|p| p.into_inner())),
-    );
+    return_to_lp_order(slots, nlp, shared.lps.into_iter().map(unpoisoned));
 
     let mut per_thread = Vec::with_capacity(threads);
     let mut last = 0;
@@ -366,11 +361,7 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
     }
     progress.set_now(last);
     if decision == Decision::Fail {
-        let failure = shared
-            .failure
-            .into_inner()
-            .unwrap_or_else(|p| p.into_inner());
-        if let Some(f) = failure {
+        if let Some(f) = unpoisoned(shared.failure) {
             return Err(f.error);
         }
     }

@@ -7,6 +7,7 @@
 //! barrier generation, so a thread can read the result after release while the next
 //! generation's slots are being filled.
 
+use super::workers::lock;
 use crossbeam::utils::{Backoff, CachePadded};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -99,7 +100,7 @@ impl SpinBarrier {
     /// waiting, or before its recheck, which then sees the change), or it sees the change.
     fn wake_sleepers(&self) {
         if self.sleepers.load(Ordering::SeqCst) > 0 {
-            let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+            let _guard = lock(&self.lock);
             self.wake.notify_all();
         }
     }
@@ -108,7 +109,7 @@ impl SpinBarrier {
     fn sleep_until_released(&self, generation: usize) {
         self.sleepers.fetch_add(1, Ordering::SeqCst);
         self.parks.fetch_add(1, Ordering::Relaxed);
-        let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = lock(&self.lock);
         while self.generation.load(Ordering::SeqCst) == generation
             && !self.poisoned.load(Ordering::SeqCst)
         {

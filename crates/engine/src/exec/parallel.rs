@@ -12,7 +12,9 @@
 //! at the end of the window. One barrier per window reduces the next `gmin`.
 
 use super::barrier::{SpinBarrier, WindowReduction, FLAG_CANCEL, FLAG_ERROR, FLAG_STOP};
-use super::workers::{deal_into_clusters, lock, on_threads, return_to_lp_order, ClusterLps};
+use super::workers::{
+    deal_into_clusters, lock, on_threads, return_to_lp_order, unpoisoned, ClusterLps,
+};
 use super::Failure;
 use crate::error::EngineError;
 use crate::event::{Event, LpId};
@@ -166,10 +168,7 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     return_to_lp_order(
         slots,
         nlp,
-        shared
-            .clusters
-            .into_iter()
-            .map(|c| c.into_inner().unwrap_or_else(|p| p.into_inner()).lps),
+        shared.clusters.into_iter().map(|c| unpoisoned(c).lps),
     );
 
     let mut per_thread = Vec::with_capacity(threads);

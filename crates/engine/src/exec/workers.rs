@@ -14,6 +14,12 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Takes `m`'s data at the end of a run, poisoned or not (as [`lock`]).
+pub(crate) fn unpoisoned<T>(m: Mutex<T>) -> T {
+    m.into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// One cluster's LPs.
 pub(crate) struct ClusterLps<L: LogicalProcess> {
     pub slots: Vec<LpSlot<L>>,
