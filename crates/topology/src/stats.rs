@@ -62,13 +62,9 @@ impl NetworkStats {
         let mut max_busy = vec![0 as Time; n];
         let mut class_waits = vec![HeadWaits::default(); n];
         let mut packets_routed = 0;
-        let mut waits = HeadWaits::default();
         let (mut occ_sum, mut max_occ, mut max_port, mut count) = (0.0, 0u64, 0u64, 0u32);
         for (id, s) in routers {
             packets_routed += s.packets;
-            for w in &s.head_waits {
-                waits.add(w);
-            }
             occ_sum += s.mean_occupancy(until);
             max_occ = max_occ.max(s.max_occupancy);
             max_port = max_port.max(s.port_max_occupancy.iter().copied().max().unwrap_or(0));
@@ -90,6 +86,11 @@ impl NetworkStats {
             sums[c].add(&nic.injection);
             channels[c] += 1;
             max_busy[c] = max_busy[c].max(nic.injection.busy);
+        }
+        // Only connected ports route packets, so the classes hold every head wait.
+        let mut waits = HeadWaits::default();
+        for w in &class_waits {
+            waits.add(w);
         }
         let span = until.max(1) as f64;
         let classes = LinkClass::ALL
