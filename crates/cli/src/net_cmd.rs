@@ -14,8 +14,9 @@ use std::path::PathBuf;
 pub struct NetArgs {
     /// Scenario file with `[network]` and `[traffic]` sections.
     pub scenario: Option<PathBuf>,
-    /// Worker threads: `auto` (up to one per core, used only while they pay) or a number
-    /// (results are identical for any value).
+    /// Worker threads: `auto` (up to one per core, used only while they pay) or a number (one
+    /// thread while another process keeps them waiting for a core; results are identical for
+    /// any value).
     #[arg(long, value_name = "auto|N", default_value = "1")]
     pub threads: Threads,
     /// Override scenario values, e.g. `--set traffic.pattern=hot-spot`.

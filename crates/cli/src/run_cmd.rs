@@ -19,8 +19,9 @@ pub struct RunArgs {
     /// Scenario file (TOML). Without one, runs the built-in quickstart scenario
     /// (`scenarios/quickstart.toml`).
     pub scenario: Option<PathBuf>,
-    /// Worker threads: `auto` (up to one per core, used only while they pay) or a number
-    /// (overrides `simulation.threads`; results are identical for any value).
+    /// Worker threads: `auto` (up to one per core, used only while they pay) or a number (one
+    /// thread while another process keeps them waiting for a core; overrides
+    /// `simulation.threads`; results are identical for any value).
     #[arg(long, value_name = "auto|N")]
     pub threads: Option<Threads>,
     /// Output directory (default: `<scenario name>-out` next to the scenario file).
