@@ -92,6 +92,8 @@ pub enum NetParam {
     RoutingBlock,
     /// Bytes of a message per burst of grants (the diagnostic variant).
     GrantBlock,
+    /// Bytes of a message per lane choice (the diagnostic variant).
+    LaneBlock,
     /// The smallest part a unit is sent as when credit is short (bytes).
     MinPart,
     /// Virtual channels per port.
@@ -276,6 +278,7 @@ impl fmt::Display for NetParam {
             NetParam::UnitSize => f.write_str("unit_size"),
             NetParam::RoutingBlock => f.write_str("routing_block"),
             NetParam::GrantBlock => f.write_str("grant_block"),
+            NetParam::LaneBlock => f.write_str("lane_block"),
             NetParam::MinPart => f.write_str("min_part"),
             NetParam::Vcs => f.write_str("vcs"),
             NetParam::FlowWindow => f.write_str("flow_window"),

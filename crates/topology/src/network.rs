@@ -118,7 +118,7 @@ fn smallest_part(cfg: &NetworkConfig, buffer_bytes: u32) -> Result<u32, NetError
 }
 
 /// Packets in a block of `bytes` ([`NetworkConfig::routing_block`],
-/// [`NetworkConfig::grant_block`]), checked: a whole number of packets, at most
+/// [`NetworkConfig::grant_block`], [`NetworkConfig::lane_block`]), checked: a whole number of packets, at most
 /// [`MAX_UNIT_PACKETS`]; 1 when unset.
 fn packets_per(cfg: &NetworkConfig, bytes: Option<u32>, param: NetParam) -> Result<u16, NetError> {
     let Some(b) = bytes else {
@@ -236,6 +236,14 @@ pub struct NetworkConfig {
     /// packet.
     #[serde(default)]
     pub grant_block: Option<u32>,
+    /// A diagnostic variant of the packet model, to measure what choosing a lane once per unit
+    /// changes: where VCs act as lanes (fat-tree), each router puts a message's packets on the
+    /// output lane the first packet of every block of this many bytes chose (the one with the
+    /// most free downstream buffer then), instead of choosing per packet. A whole number of
+    /// packets; `None` (the default): every packet chooses. Units choose per unit whatever
+    /// this says.
+    #[serde(default)]
+    pub lane_block: Option<u32>,
     /// A diagnostic variant of the packet model, to measure what credits returned in a unit's
     /// size change: each input buffer holds back the space freed by departing packets until
     /// this many bytes are due or the buffer is empty, then returns them as one credit.
@@ -306,6 +314,7 @@ impl NetworkConfig {
             unit_size: None,
             routing_block: None,
             grant_block: None,
+            lane_block: None,
             credit_batch: None,
             min_part: None,
             router_delay: default_router_delay(),
@@ -342,6 +351,9 @@ pub struct RouterParams {
     pub routing_block: u16,
     /// Packets per burst of grants ([`NetworkConfig::grant_block`]; 1: round-robin per packet).
     pub grant_block: u16,
+    /// Packets of a message per lane choice at each router ([`NetworkConfig::lane_block`];
+    /// 1: every packet chooses).
+    pub lane_block: u16,
     /// Bytes of credit returned at once ([`NetworkConfig::credit_batch`]; 0: every packet's).
     pub credit_batch: u32,
     /// Router delay in ps.
@@ -519,6 +531,7 @@ impl Network {
                 min_part: smallest_part(cfg, buffer_bytes)?,
                 routing_block: packets_per(cfg, cfg.routing_block, NetParam::RoutingBlock)?,
                 grant_block: packets_per(cfg, cfg.grant_block, NetParam::GrantBlock)?,
+                lane_block: packets_per(cfg, cfg.lane_block, NetParam::LaneBlock)?,
                 credit_batch: cfg.credit_batch.unwrap_or(0),
                 router_delay: cfg.router_delay,
                 vcs,

@@ -24,8 +24,9 @@
 //! packet is the packet model above.
 //!
 //! Diagnostic variants of the packet model ([`crate::NetworkConfig::routing_block`],
-//! [`crate::NetworkConfig::grant_block`], [`crate::NetworkConfig::credit_batch`]) coarsen one
-//! thing each, routing decisions, output grants or credits, to measure what units change.
+//! [`crate::NetworkConfig::lane_block`], [`crate::NetworkConfig::grant_block`],
+//! [`crate::NetworkConfig::credit_batch`]) coarsen one thing each, routing decisions, lane
+//! choices, output grants or credits, to measure what units change.
 
 use crate::graph::Peer;
 use crate::link::{serialisation, LinkStats};
@@ -138,6 +139,17 @@ struct Block {
     after: RouteFields,
     out_port: u16,
     out_vc: u8,
+}
+
+/// The lane a message's block of packets keeps at one router
+/// ([`crate::NetworkConfig::lane_block`]).
+#[derive(Clone, Copy, Debug)]
+struct LaneBlock {
+    /// Packets of the block still to come.
+    remaining: u16,
+    /// The output port the lane belongs to (a follower routed elsewhere chooses afresh).
+    out_port: u16,
+    lane: u8,
 }
 
 /// A message being assembled at an ejection port: what its packets sent so far add up to.
@@ -292,6 +304,10 @@ pub struct Router<P> {
     /// message's current block of packets at this router, by (source, sequence, input port).
     /// Empty when every packet decides. Looked up by key only, never iterated.
     blocks: HashMap<(u32, u32, u16), Block>,
+    /// The lane-block variant ([`crate::NetworkConfig::lane_block`]): the lane of each
+    /// message's current block of packets at this router, by (source, sequence, input port).
+    /// Empty when every packet chooses. Looked up by key only, never iterated.
+    lane_blocks: HashMap<(u32, u32, u16), LaneBlock>,
     /// The credit-batch variant ([`crate::NetworkConfig::credit_batch`]): buffer space freed
     /// per input VC and not yet returned upstream (bytes; empty when credits go at once).
     held_credit: Vec<u32>,
@@ -389,6 +405,7 @@ impl<P> Router<P> {
             load: vec![0; n],
             slots: Default::default(),
             blocks: HashMap::new(),
+            lane_blocks: HashMap::new(),
             held_credit,
             assembly: (0..n).map(|_| PortAssembly::default()).collect(),
             stats: RouterStats::with_ports(n),
@@ -471,7 +488,11 @@ impl<P> Router<P> {
         let cost = pkt.cost();
         let out_vc = if self.lanes && self.ports[usize::from(out_port)].rt.kind == PeerKind::Router
         {
-            self.widest_lane(usize::from(out_port))
+            if self.params.lane_block > 1 && pkt.span <= 1 {
+                self.lane_in_blocks(&pkt, out_port, payload.is_some())
+            } else {
+                self.widest_lane(usize::from(out_port))
+            }
         } else {
             out_vc
         };
@@ -565,6 +586,40 @@ impl<P> Router<P> {
             );
         }
         (out_port, out_vc)
+    }
+
+    /// The lane of `pkt` on `out_port` under the lane-block variant: a packet that continues its
+    /// message's current block here (same input port, same output port) keeps the block's
+    /// lane; any other takes the widest lane and opens a block. The message's last packet
+    /// (`last`) closes its block.
+    fn lane_in_blocks(&mut self, pkt: &Packet, out_port: u16, last: bool) -> u8 {
+        let key = (pkt.src, pkt.seq, pkt.in_port);
+        if let Some(b) = self
+            .lane_blocks
+            .get_mut(&key)
+            .filter(|b| b.out_port == out_port)
+        {
+            let lane = b.lane;
+            b.remaining -= 1;
+            if b.remaining == 0 || last {
+                self.lane_blocks.remove(&key);
+            }
+            return lane;
+        }
+        let lane = self.widest_lane(usize::from(out_port));
+        if last {
+            self.lane_blocks.remove(&key);
+        } else {
+            self.lane_blocks.insert(
+                key,
+                LaneBlock {
+                    remaining: self.params.lane_block - 1,
+                    out_port,
+                    lane,
+                },
+            );
+        }
+        lane
     }
 
     /// The VC of `port` with the most free downstream buffer (lowest index on ties).

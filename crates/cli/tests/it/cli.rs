@@ -475,6 +475,11 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             vec!["`network.grant_block`", "whole number of packets"],
         ),
         (
+            data("tiny-fattree.toml"),
+            vec!["--set", "network.lane_block=5KiB"],
+            vec!["`network.lane_block`", "whole number of packets"],
+        ),
+        (
             // A unit's smallest part: whole packets, no more than the VC buffer.
             data("tiny-fattree.toml"),
             vec!["--set", "network.min_part=6KiB"],

@@ -316,6 +316,7 @@ pub fn compute_network(s: &Scenario, map: &SourceMap) -> Result<NetworkConfig, D
             &mut cfg.routing_block,
         ),
         ("network.grant_block", n.grant_block, &mut cfg.grant_block),
+        ("network.lane_block", n.lane_block, &mut cfg.lane_block),
         (
             "network.credit_batch",
             n.credit_batch,
@@ -444,6 +445,7 @@ fn scenario_key(param: &NetParam) -> &'static str {
         NetParam::UnitSize => "simulation.unit_size",
         NetParam::RoutingBlock => "network.routing_block",
         NetParam::GrantBlock => "network.grant_block",
+        NetParam::LaneBlock => "network.lane_block",
         NetParam::MinPart => "network.min_part",
         NetParam::FlowWindow => "network.flow_window",
         NetParam::FlowJitterPpm => "network.flow_jitter",

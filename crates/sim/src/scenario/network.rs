@@ -95,6 +95,11 @@ pub struct NetworkSection {
     /// number of packets) before round-robin moves on. Default: round-robin per packet.
     #[serde(default)]
     pub grant_block: Option<Bytes>,
+    /// A diagnostic variant of the packet model: where VCs act as lanes (fat-tree), every
+    /// router keeps a message's packets on the lane its first packet of each block of this many
+    /// bytes (a whole number of packets) chose. Default: every packet chooses its lane.
+    #[serde(default)]
+    pub lane_block: Option<Bytes>,
     /// A diagnostic variant of the packet model: input buffers return freed space upstream in
     /// credits of this many bytes (or when they empty). Default: every packet's credit.
     #[serde(default)]

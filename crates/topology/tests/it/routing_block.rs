@@ -1,6 +1,6 @@
 //! The diagnostic variants of the packet model: routing decided once per block of a message
-//! (`NetworkConfig::routing_block`), and credits returned in batches
-//! (`NetworkConfig::credit_batch`); every byte still arrives. (Grant blocks: `arbitration.rs`.)
+//! (`NetworkConfig::routing_block`), lanes chosen once per block (`NetworkConfig::lane_block`),
+//! and credits returned in batches (`NetworkConfig::credit_batch`); every byte still arrives. (Grant blocks: `arbitration.rs`.)
 
 use crate::common::{build, fat_tree_16, net, Lp, Msg};
 use bbsim_engine::{run_with_threads, Simulation};
@@ -143,6 +143,71 @@ fn a_routing_block_must_be_whole_packets() {
         let e = cfg.build().unwrap_err().to_string();
         assert!(
             e.contains("routing_block") && e.contains("whole number"),
+            "{e}"
+        );
+    }
+}
+
+/// A deterministic fat-tree whose switch links are slow and far (12.5 GB/s, 2 us) behind fast,
+/// near terminal links (50 GB/s, 10 ns), with 4 KiB packets, 4 lanes and VC buffers of
+/// `buffer` bytes.
+fn long_switch_links(buffer: u32, lane_block: Option<u32>) -> Network {
+    let mut cfg = net(
+        bbsim_topology::TopologyConfig::FatTree(bbsim_topology::FatTreeConfig {
+            levels: 3,
+            radix: 4,
+            terminals: 16,
+            taper: 1,
+            terminal: bbsim_topology::LinkParams::new(50_000_000_000, 10_000),
+            link: bbsim_topology::LinkParams::new(12_500_000_000, 2_000_000),
+        }),
+        Routing::Deterministic,
+    );
+    cfg.packet_size = 4 * KIB;
+    cfg.vc_buffer = Some(buffer);
+    cfg.lane_block = lane_block;
+    cfg.build().expect("builds")
+}
+
+#[test]
+fn a_lane_block_keeps_a_message_on_one_lane() {
+    // A lane's credit loop on the switch links is about 4.4 us (two latencies, the router
+    // delay, one packet's serialisation), in which the links carry 54 KiB. With 32 KiB lanes,
+    // packets that each take the lane with the most credit fill all four lanes of every hop and
+    // deliver a 1 MiB message as fast as unlimited buffers do. Kept on one lane per 64 KiB block,
+    // each block runs on one lane's credit loop: over a quarter longer. A block of one
+    // packet is the per-packet model, event for event.
+    let delivered = |n: &Network| {
+        let (_, got, events) = one_message_run(n);
+        assert_eq!(got.iter().map(|d| d.bytes).sum::<u64>(), 1 << 20);
+        (got[0].delivered, events)
+    };
+    let (unlimited, _) = delivered(&long_switch_links(1 << 20, None));
+    let (per_packet, events) = delivered(&long_switch_links(32 * KIB, None));
+    assert_eq!(
+        per_packet, unlimited,
+        "lanes per packet never wait for credit"
+    );
+    assert_eq!(
+        delivered(&long_switch_links(32 * KIB, Some(4 * KIB))),
+        (per_packet, events)
+    );
+    let (blocked, _) = delivered(&long_switch_links(32 * KIB, Some(64 * KIB)));
+    assert!(
+        blocked * 4 > per_packet * 5,
+        "{blocked} ps in lane blocks, {per_packet} ps per packet"
+    );
+}
+
+#[test]
+fn a_lane_block_must_be_whole_packets() {
+    for bad in [1_000, 4 * KIB + 1, 2 * KIB] {
+        let mut cfg = net(fat_tree_16(), Routing::Adaptive);
+        cfg.packet_size = 4 * KIB;
+        cfg.lane_block = Some(bad);
+        let e = cfg.build().unwrap_err().to_string();
+        assert!(
+            e.contains("lane_block") && e.contains("whole number"),
             "{e}"
         );
     }
