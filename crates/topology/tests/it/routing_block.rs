@@ -135,16 +135,20 @@ fn a_message_is_routed_in_blocks_of_the_routing_block() {
 }
 
 #[test]
-fn a_routing_block_must_be_whole_packets() {
-    for bad in [1_000, 4 * KIB + 1, 2 * KIB] {
-        let mut cfg = net(fat_tree_16(), Routing::Adaptive);
-        cfg.packet_size = 4 * KIB;
-        cfg.routing_block = Some(bad);
-        let e = cfg.build().unwrap_err().to_string();
-        assert!(
-            e.contains("routing_block") && e.contains("whole number"),
-            "{e}"
-        );
+fn routing_and_lane_blocks_must_be_whole_packets() {
+    type Set = fn(&mut NetworkConfig, Option<u32>);
+    let keys: [(&str, Set); 2] = [
+        ("routing_block", |c, b| c.routing_block = b),
+        ("lane_block", |c, b| c.lane_block = b),
+    ];
+    for (key, set) in keys {
+        for bad in [1_000, 4 * KIB + 1, 2 * KIB] {
+            let mut cfg = net(fat_tree_16(), Routing::Adaptive);
+            cfg.packet_size = 4 * KIB;
+            set(&mut cfg, Some(bad));
+            let e = cfg.build().unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains("whole number"), "{e}");
+        }
     }
 }
 
@@ -197,18 +201,4 @@ fn a_lane_block_keeps_a_message_on_one_lane() {
         blocked * 4 > per_packet * 5,
         "{blocked} ps in lane blocks, {per_packet} ps per packet"
     );
-}
-
-#[test]
-fn a_lane_block_must_be_whole_packets() {
-    for bad in [1_000, 4 * KIB + 1, 2 * KIB] {
-        let mut cfg = net(fat_tree_16(), Routing::Adaptive);
-        cfg.packet_size = 4 * KIB;
-        cfg.lane_block = Some(bad);
-        let e = cfg.build().unwrap_err().to_string();
-        assert!(
-            e.contains("lane_block") && e.contains("whole number"),
-            "{e}"
-        );
-    }
 }
