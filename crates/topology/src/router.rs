@@ -127,12 +127,60 @@ fn route_fields(p: &Packet) -> RouteFields {
     (p.aux, p.slot, p.flags, p.ghops, p.vc)
 }
 
+/// Decisions held for a message's current block of packets at one router, by (source,
+/// sequence, input port): the diagnostic variants that decide once per block
+/// ([`crate::NetworkConfig::routing_block`], [`crate::NetworkConfig::lane_block`]). Empty when
+/// every packet decides. Looked up by key only, never iterated.
+#[derive(Clone, Debug)]
+struct Blocks<D> {
+    /// Per message: packets of its block still to come, and the block's decision.
+    open: HashMap<(u32, u32, u16), (u16, D)>,
+}
+
+impl<D> Default for Blocks<D> {
+    fn default() -> Self {
+        Blocks {
+            open: HashMap::new(),
+        }
+    }
+}
+
+impl<D: Copy> Blocks<D> {
+    fn key(pkt: &Packet) -> (u32, u32, u16) {
+        (pkt.src, pkt.seq, pkt.in_port)
+    }
+
+    /// The decision `pkt` follows, if its message has a block open here that `holds` accepts:
+    /// the packet counts against the block, which closes after its last packet or the
+    /// message's (`last`).
+    fn follow(&mut self, pkt: &Packet, last: bool, holds: impl FnOnce(&D) -> bool) -> Option<D> {
+        let key = Self::key(pkt);
+        let (left, d) = self.open.get_mut(&key).filter(|(_, d)| holds(d))?;
+        let d = *d;
+        *left -= 1;
+        if *left == 0 || last {
+            self.open.remove(&key);
+        }
+        Some(d)
+    }
+
+    /// Opens a block of `size` packets (at least 2) with decision `d`, taken by `pkt`; the
+    /// message's last packet (`last`) opens none and closes any block its message left here.
+    fn open(&mut self, pkt: &Packet, last: bool, size: u16, d: D) {
+        debug_assert!(size > 1, "a block of one packet is every packet deciding");
+        let key = Self::key(pkt);
+        if last {
+            self.open.remove(&key);
+        } else {
+            self.open.insert(key, (size - 1, d));
+        }
+    }
+}
+
 /// The routing decision a message's block of packets follows at one router
 /// ([`crate::NetworkConfig::routing_block`]).
 #[derive(Clone, Copy, Debug)]
 struct Block {
-    /// Packets of the block still to come.
-    remaining: u16,
     /// The deciding packet's routing fields on arrival (a follower must arrive with the same).
     before: RouteFields,
     /// Its routing fields after the decision (given to every follower).
@@ -145,8 +193,6 @@ struct Block {
 /// ([`crate::NetworkConfig::lane_block`]).
 #[derive(Clone, Copy, Debug)]
 struct LaneBlock {
-    /// Packets of the block still to come.
-    remaining: u16,
     /// The output port the lane belongs to (a follower routed elsewhere chooses afresh).
     out_port: u16,
     lane: u8,
@@ -301,13 +347,11 @@ pub struct Router<P> {
     /// Dragonfly global-slot candidates per destination (routing memo).
     slots: routing::dragonfly::SlotCache,
     /// The routing-block variant ([`crate::NetworkConfig::routing_block`]): the decision of each
-    /// message's current block of packets at this router, by (source, sequence, input port).
-    /// Empty when every packet decides. Looked up by key only, never iterated.
-    blocks: HashMap<(u32, u32, u16), Block>,
+    /// message's current block of packets at this router.
+    blocks: Blocks<Block>,
     /// The lane-block variant ([`crate::NetworkConfig::lane_block`]): the lane of each
-    /// message's current block of packets at this router, by (source, sequence, input port).
-    /// Empty when every packet chooses. Looked up by key only, never iterated.
-    lane_blocks: HashMap<(u32, u32, u16), LaneBlock>,
+    /// message's current block of packets at this router.
+    lane_blocks: Blocks<LaneBlock>,
     /// The credit-batch variant ([`crate::NetworkConfig::credit_batch`]): buffer space freed
     /// per input VC and not yet returned upstream (bytes; empty when credits go at once).
     held_credit: Vec<u32>,
@@ -404,8 +448,8 @@ impl<P> Router<P> {
             credits,
             load: vec![0; n],
             slots: Default::default(),
-            blocks: HashMap::new(),
-            lane_blocks: HashMap::new(),
+            blocks: Blocks::default(),
+            lane_blocks: Blocks::default(),
             held_credit,
             assembly: (0..n).map(|_| PortAssembly::default()).collect(),
             stats: RouterStats::with_ports(n),
@@ -559,32 +603,20 @@ impl<P> Router<P> {
         last: bool,
         ctx: &mut Ctx<'_, E>,
     ) -> (u16, u8) {
-        let key = (pkt.src, pkt.seq, pkt.in_port);
         let before = route_fields(pkt);
-        if let Some(b) = self.blocks.get_mut(&key).filter(|b| b.before == before) {
+        if let Some(b) = self.blocks.follow(pkt, last, |b| b.before == before) {
             (pkt.aux, pkt.slot, pkt.flags, pkt.ghops, pkt.vc) = b.after;
-            let out = (b.out_port, b.out_vc);
-            b.remaining -= 1;
-            if b.remaining == 0 || last {
-                self.blocks.remove(&key);
-            }
-            return out;
+            return (b.out_port, b.out_vc);
         }
         let (out_port, out_vc) = self.decide_route(pkt, dst_router, ctx);
-        if last {
-            self.blocks.remove(&key);
-        } else {
-            self.blocks.insert(
-                key,
-                Block {
-                    remaining: self.params.routing_block - 1,
-                    before,
-                    after: route_fields(pkt),
-                    out_port,
-                    out_vc,
-                },
-            );
-        }
+        let block = Block {
+            before,
+            after: route_fields(pkt),
+            out_port,
+            out_vc,
+        };
+        self.blocks
+            .open(pkt, last, self.params.routing_block, block);
         (out_port, out_vc)
     }
 
@@ -593,32 +625,16 @@ impl<P> Router<P> {
     /// lane; any other takes the widest lane and opens a block. The message's last packet
     /// (`last`) closes its block.
     fn lane_in_blocks(&mut self, pkt: &Packet, out_port: u16, last: bool) -> u8 {
-        let key = (pkt.src, pkt.seq, pkt.in_port);
         if let Some(b) = self
             .lane_blocks
-            .get_mut(&key)
-            .filter(|b| b.out_port == out_port)
+            .follow(pkt, last, |b| b.out_port == out_port)
         {
-            let lane = b.lane;
-            b.remaining -= 1;
-            if b.remaining == 0 || last {
-                self.lane_blocks.remove(&key);
-            }
-            return lane;
+            return b.lane;
         }
         let lane = self.widest_lane(usize::from(out_port));
-        if last {
-            self.lane_blocks.remove(&key);
-        } else {
-            self.lane_blocks.insert(
-                key,
-                LaneBlock {
-                    remaining: self.params.lane_block - 1,
-                    out_port,
-                    lane,
-                },
-            );
-        }
+        let block = LaneBlock { out_port, lane };
+        self.lane_blocks
+            .open(pkt, last, self.params.lane_block, block);
         lane
     }
 
