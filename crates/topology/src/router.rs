@@ -130,7 +130,9 @@ fn route_fields(p: &Packet) -> RouteFields {
 /// Decisions held for a message's current block of packets at one router, by (source,
 /// sequence, input port): the diagnostic variants that decide once per block
 /// ([`crate::NetworkConfig::routing_block`], [`crate::NetworkConfig::lane_block`]). Empty when
-/// every packet decides. Looked up by key only, never iterated.
+/// every packet decides. Looked up by key only, never iterated. A block whose message's last
+/// packet passes another router, or arrives here on another input port, is never closed: a
+/// few dozen bytes per such message, in diagnostic runs only.
 #[derive(Clone, Debug)]
 struct Blocks<D> {
     /// Per message: packets of its block still to come, and the block's decision.
