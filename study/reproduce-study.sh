@@ -41,6 +41,11 @@
 #                              set to hold at least one packet: the GTC convergence check
 #                              (docs/study.md) found the buffer moves the Summit-like global
 #                              figures about as much as the packet size
+#   STUDY_UNIT_SIZE=size      simulation.unit_size: the packet model moves each message in
+#                              units of up to this many bytes of whole packets (packet model
+#                              only; default: none, every packet on its own). With
+#                              STUDY_PACKET_SIZE=4KiB, 64KiB is the unit model checked against
+#                              4 KiB packets in docs/network.md ("Convergence")
 #   STUDY_NETWORK_MODEL=packet|path|flow   network.model (default packet: router LPs; path:
 #                              the cheaper path model, docs/network.md 2b, with its known gaps;
 #                              flow: the flow model, 2c, with 4 MiB packets by default so
@@ -171,6 +176,11 @@ if [ -n "$VC_BUFFER" ]; then
     [ "${NET_MODEL}" = packet ] || die "STUDY_VC_BUFFER=$VC_BUFFER: router buffers exist only in the packet model (STUDY_NETWORK_MODEL=${NET_MODEL})"
     [[ $VC_BUFFER =~ ^[0-9]+(\.[0-9]+)?(B|KB|MB|GB|KiB|MiB|GiB)$ ]] || die "STUDY_VC_BUFFER=$VC_BUFFER: expected a size with a unit, such as 128KiB"
 fi
+UNIT_SIZE=${STUDY_UNIT_SIZE:-}
+if [ -n "$UNIT_SIZE" ]; then
+    [ "${NET_MODEL}" = packet ] || die "STUDY_UNIT_SIZE=$UNIT_SIZE: units exist only in the packet model (STUDY_NETWORK_MODEL=${NET_MODEL})"
+    [[ $UNIT_SIZE =~ ^[0-9]+(\.[0-9]+)?(B|KB|MB|GB|KiB|MiB|GiB)$ ]] || die "STUDY_UNIT_SIZE=$UNIT_SIZE: expected a size with a unit, such as 64KiB"
+fi
 case $NET_MODEL in packet | path | flow) ;; *) die "STUDY_NETWORK_MODEL=$NET_MODEL: expected packet, path or flow" ;; esac
 case $SSD_MODEL in per-ssd | array) ;; *) die "STUDY_SSD_MODEL=$SSD_MODEL: expected per-ssd or array" ;; esac
 JOBS=${STUDY_JOBS:-1}
@@ -268,7 +278,7 @@ if [ -n "$STUDY_ARCHIVE_DIR" ]; then
     mkdir -p "$STUDY_ARCHIVE_DIR/runs"
     STUDY_ARCHIVE_DIR=$(cd "$STUDY_ARCHIVE_DIR" && pwd)
     study_provenance "by study/reproduce-study.sh (STUDY_ARCHIVE), each sweep as it ended" "$OUT" >"$STUDY_ARCHIVE_DIR/provenance.txt"
-    echo "scale: $SCALE; network model: $NET_MODEL; SSD model: $SSD_MODEL; packet size: $PACKET; VC buffer: ${VC_BUFFER:-scenario default}" >>"$STUDY_ARCHIVE_DIR/provenance.txt"
+    echo "scale: $SCALE; network model: $NET_MODEL; SSD model: $SSD_MODEL; packet size: $PACKET; VC buffer: ${VC_BUFFER:-scenario default}; unit size: ${UNIT_SIZE:-one packet}" >>"$STUDY_ARCHIVE_DIR/provenance.txt"
     echo "GLIBC_TUNABLES: ${GLIBC_TUNABLES:-(unset)}" >>"$STUDY_ARCHIVE_DIR/provenance.txt"
 fi
 START=$(date +%s)
@@ -289,6 +299,7 @@ system_sets() { # system placement
     # the automatic gap would split HACC's phases where its ranks write seconds apart.
     SETS+=(--set "outputs.phase_gap=60s")
     [ -z "$VC_BUFFER" ] || SETS+=(--set "network.vc_buffer=$VC_BUFFER")
+    [ -z "$UNIT_SIZE" ] || SETS+=(--set "simulation.unit_size=$UNIT_SIZE")
     if [ "$SCALE" = smoke ] && [ "$1" = edison ]; then
         SETS+=(--set network.groups=3 --set network.nodes=1024)
         [ "$2" = global ] && SETS+=(--set burst_buffer.servers=128)
@@ -314,7 +325,7 @@ compose() { # system placement mix -> path of the composed scenario
     local f="$OUT/scenarios/$1-$2-$3.toml"
     {
         echo "# Composed by study/reproduce-study.sh: the machine of scenarios/$1-$2.toml"
-        echo "# with the jobs of scenarios/study/$3.toml, and the run's packet size (and STUDY_VC_BUFFER) written in."
+        echo "# with the jobs of scenarios/study/$3.toml, and the run's packet size (and STUDY_VC_BUFFER, STUDY_UNIT_SIZE) written in."
         echo "# The script also passes --set network.model=$NET_MODEL --set burst_buffer.ssd_model=$SSD_MODEL"
         echo "# --set outputs.phase_gap=60s"
         echo "# (and, with STUDY_SCALE=smoke, the smoke overrides): pass those too to rerun it as the"
@@ -326,6 +337,7 @@ compose() { # system placement mix -> path of the composed scenario
         echo
         echo "[simulation]"
         echo "packet_size = \"$PACKET\""
+        [ -z "$UNIT_SIZE" ] || echo "unit_size = \"$UNIT_SIZE\""
         if [ -n "$VC_BUFFER" ]; then
             echo
             echo "[network]"

@@ -144,7 +144,8 @@ fn reproduce_script_passes_the_model_settings_on() {
             .env("STUDY_NETWORK_MODEL", net)
             .env("STUDY_SSD_MODEL", ssd)
             .env_remove("STUDY_VC_BUFFER")
-            .env_remove("STUDY_PACKET_SIZE");
+            .env_remove("STUDY_PACKET_SIZE")
+            .env_remove("STUDY_UNIT_SIZE");
         for (k, v) in extra {
             c.env(k, v);
         }
@@ -169,12 +170,14 @@ fn reproduce_script_passes_the_model_settings_on() {
     assert_eq!(s["scenario"]["network"]["model"], "flow");
     // Whole-message packets unless STUDY_PACKET_SIZE says otherwise.
     assert_eq!(s["scenario"]["simulation"]["packet_size"], "4MiB");
-    // A VC buffer held while the packet size changes, in the runs and in the composed file.
+    // A VC buffer held while the packet size changes, and units, in the runs and in the
+    // composed file.
     let vc = out.join("vc");
     let archive = out.join("vc-archive");
     let held = [
         ("STUDY_VC_BUFFER", "256KiB"),
         ("STUDY_PACKET_SIZE", "16KiB"),
+        ("STUDY_UNIT_SIZE", "32KiB"),
         ("STUDY_ARCHIVE", archive.to_str().expect("utf-8")),
     ];
     assert_ok(&run_with("packet", "per-ssd", &vc, &held));
@@ -184,16 +187,17 @@ fn reproduce_script_passes_the_model_settings_on() {
             .expect("JSON");
     assert_eq!(s["scenario"]["network"]["vc_buffer"], "256KiB");
     assert_eq!(s["scenario"]["simulation"]["packet_size"], "16KiB");
+    assert_eq!(s["scenario"]["simulation"]["unit_size"], "32KiB");
     let composed = std::fs::read_to_string(vc.join("scenarios/summit-global-gtc.toml"))
         .expect("composed scenario");
     assert!(
         composed.contains("\n[network]\nvc_buffer = \"256KiB\"\n")
-            && composed.contains("packet_size = \"16KiB\""),
+            && composed.contains("packet_size = \"16KiB\"\nunit_size = \"32KiB\"\n"),
         "{composed}"
     );
     let prov = std::fs::read_to_string(archive.join("provenance.txt")).expect("provenance");
     assert!(
-        prov.contains("packet size: 16KiB; VC buffer: 256KiB"),
+        prov.contains("packet size: 16KiB; VC buffer: 256KiB; unit size: 32KiB"),
         "{prov}"
     );
     let bad = run("fluid", "per-ssd", &out.join("bad"));
@@ -213,6 +217,21 @@ fn reproduce_script_passes_the_model_settings_on() {
     ] {
         let dir = out.join(format!("bad-{net}"));
         let bad = run_with(net, "per-ssd", &dir, &[("STUDY_VC_BUFFER", buffer)]);
+        assert!(!bad.status.success());
+        let e = String::from_utf8_lossy(&bad.stderr);
+        assert!(e.contains(want), "{e}");
+        assert!(!dir.exists(), "nothing written for a bad setting");
+    }
+    for (net, unit, want) in [
+        ("packet", "wide", "STUDY_UNIT_SIZE=wide: expected a size with a unit, such as 64KiB"),
+        (
+            "path",
+            "64KiB",
+            "STUDY_UNIT_SIZE=64KiB: units exist only in the packet model (STUDY_NETWORK_MODEL=path)",
+        ),
+    ] {
+        let dir = out.join(format!("bad-unit-{net}"));
+        let bad = run_with(net, "per-ssd", &dir, &[("STUDY_UNIT_SIZE", unit)]);
         assert!(!bad.status.success());
         let e = String::from_utf8_lossy(&bad.stderr);
         assert!(e.contains(want), "{e}");
