@@ -207,31 +207,37 @@ fn reproduce_script_passes_the_model_settings_on() {
         e.contains("STUDY_NETWORK_MODEL=fluid: expected packet, path or flow"),
         "{e}"
     );
-    for (net, buffer, want) in [
-        ("packet", "big", "STUDY_VC_BUFFER=big: expected a size with a unit, such as 128KiB"),
+    for (i, (var, net, value, want)) in [
         (
+            "STUDY_VC_BUFFER",
+            "packet",
+            "big",
+            "STUDY_VC_BUFFER=big: expected a size with a unit, such as 128KiB",
+        ),
+        (
+            "STUDY_VC_BUFFER",
             "flow",
             "128KiB",
             "STUDY_VC_BUFFER=128KiB: router buffers exist only in the packet model (STUDY_NETWORK_MODEL=flow)",
         ),
-    ] {
-        let dir = out.join(format!("bad-{net}"));
-        let bad = run_with(net, "per-ssd", &dir, &[("STUDY_VC_BUFFER", buffer)]);
-        assert!(!bad.status.success());
-        let e = String::from_utf8_lossy(&bad.stderr);
-        assert!(e.contains(want), "{e}");
-        assert!(!dir.exists(), "nothing written for a bad setting");
-    }
-    for (net, unit, want) in [
-        ("packet", "wide", "STUDY_UNIT_SIZE=wide: expected a size with a unit, such as 64KiB"),
         (
+            "STUDY_UNIT_SIZE",
+            "packet",
+            "wide",
+            "STUDY_UNIT_SIZE=wide: expected a size with a unit, such as 64KiB",
+        ),
+        (
+            "STUDY_UNIT_SIZE",
             "path",
             "64KiB",
             "STUDY_UNIT_SIZE=64KiB: units exist only in the packet model (STUDY_NETWORK_MODEL=path)",
         ),
-    ] {
-        let dir = out.join(format!("bad-unit-{net}"));
-        let bad = run_with(net, "per-ssd", &dir, &[("STUDY_UNIT_SIZE", unit)]);
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = out.join(format!("bad-{i}"));
+        let bad = run_with(net, "per-ssd", &dir, &[(var, value)]);
         assert!(!bad.status.success());
         let e = String::from_utf8_lossy(&bad.stderr);
         assert!(e.contains(want), "{e}");
