@@ -1,10 +1,11 @@
 //! The diagnostic variants of the packet model: routing decided once per block of a message
 //! (`NetworkConfig::routing_block`), lanes chosen once per block (`NetworkConfig::lane_block`),
-//! and credits returned in batches (`NetworkConfig::credit_batch`); every byte still arrives. (Grant blocks: `arbitration.rs`.)
+//! and credits returned in batches (`NetworkConfig::credit_batch`); every byte still arrives.
+//! (Grant blocks: `arbitration.rs`.)
 
 use crate::common::{build, fat_tree_16, net, Lp, Msg};
 use bbsim_engine::{run_with_threads, Simulation};
-use bbsim_topology::{Delivered, Network, NetworkConfig, Routing};
+use bbsim_topology::{Delivered, LinkParams, Network, NetworkConfig, Routing, TopologyConfig};
 
 const KIB: u32 = 1024;
 
@@ -152,21 +153,16 @@ fn routing_and_lane_blocks_must_be_whole_packets() {
     }
 }
 
-/// A deterministic fat-tree whose switch links are slow and far (12.5 GB/s, 2 us) behind fast,
-/// near terminal links (50 GB/s, 10 ns), with 4 KiB packets, 4 lanes and VC buffers of
-/// `buffer` bytes.
+/// The deterministic 16-terminal fat-tree with switch links slow and far (12.5 GB/s, 2 us)
+/// behind fast, near terminal links (50 GB/s, 10 ns), with 4 KiB packets, 4 lanes and VC
+/// buffers of `buffer` bytes.
 fn long_switch_links(buffer: u32, lane_block: Option<u32>) -> Network {
-    let mut cfg = net(
-        bbsim_topology::TopologyConfig::FatTree(bbsim_topology::FatTreeConfig {
-            levels: 3,
-            radix: 4,
-            terminals: 16,
-            taper: 1,
-            terminal: bbsim_topology::LinkParams::new(50_000_000_000, 10_000),
-            link: bbsim_topology::LinkParams::new(12_500_000_000, 2_000_000),
-        }),
-        Routing::Deterministic,
-    );
+    let TopologyConfig::FatTree(mut tree) = fat_tree_16() else {
+        unreachable!("fat_tree_16 is a fat-tree")
+    };
+    tree.terminal = LinkParams::new(50_000_000_000, 10_000);
+    tree.link = LinkParams::new(12_500_000_000, 2_000_000);
+    let mut cfg = net(TopologyConfig::FatTree(tree), Routing::Deterministic);
     cfg.packet_size = 4 * KIB;
     cfg.vc_buffer = Some(buffer);
     cfg.lane_block = lane_block;
