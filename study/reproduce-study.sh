@@ -171,16 +171,15 @@ NET_MODEL=${STUDY_NETWORK_MODEL:-packet}
 # server piece is HACC's 2 MiB) unless a size is given.
 if [ "$NET_MODEL" = flow ]; then PACKET=${STUDY_PACKET_SIZE:-4MiB}; else PACKET=${STUDY_PACKET_SIZE:-64KiB}; fi
 SSD_MODEL=${STUDY_SSD_MODEL:-per-ssd}
+# A size setting only the packet model reads: variable, value, what it sets, an example.
+packet_model_size() {
+    [ "${NET_MODEL}" = packet ] || die "$1=$2: $3 exist only in the packet model (STUDY_NETWORK_MODEL=${NET_MODEL})"
+    [[ $2 =~ ^[0-9]+(\.[0-9]+)?(B|KB|MB|GB|KiB|MiB|GiB)$ ]] || die "$1=$2: expected a size with a unit, such as $4"
+}
 VC_BUFFER=${STUDY_VC_BUFFER:-}
-if [ -n "$VC_BUFFER" ]; then
-    [ "${NET_MODEL}" = packet ] || die "STUDY_VC_BUFFER=$VC_BUFFER: router buffers exist only in the packet model (STUDY_NETWORK_MODEL=${NET_MODEL})"
-    [[ $VC_BUFFER =~ ^[0-9]+(\.[0-9]+)?(B|KB|MB|GB|KiB|MiB|GiB)$ ]] || die "STUDY_VC_BUFFER=$VC_BUFFER: expected a size with a unit, such as 128KiB"
-fi
+[ -z "$VC_BUFFER" ] || packet_model_size STUDY_VC_BUFFER "$VC_BUFFER" "router buffers" 128KiB
 UNIT_SIZE=${STUDY_UNIT_SIZE:-}
-if [ -n "$UNIT_SIZE" ]; then
-    [ "${NET_MODEL}" = packet ] || die "STUDY_UNIT_SIZE=$UNIT_SIZE: units exist only in the packet model (STUDY_NETWORK_MODEL=${NET_MODEL})"
-    [[ $UNIT_SIZE =~ ^[0-9]+(\.[0-9]+)?(B|KB|MB|GB|KiB|MiB|GiB)$ ]] || die "STUDY_UNIT_SIZE=$UNIT_SIZE: expected a size with a unit, such as 64KiB"
-fi
+[ -z "$UNIT_SIZE" ] || packet_model_size STUDY_UNIT_SIZE "$UNIT_SIZE" units 64KiB
 case $NET_MODEL in packet | path | flow) ;; *) die "STUDY_NETWORK_MODEL=$NET_MODEL: expected packet, path or flow" ;; esac
 case $SSD_MODEL in per-ssd | array) ;; *) die "STUDY_SSD_MODEL=$SSD_MODEL: expected per-ssd or array" ;; esac
 JOBS=${STUDY_JOBS:-1}
