@@ -198,3 +198,39 @@ fn a_lane_block_keeps_a_message_on_one_lane() {
         "{blocked} ps in lane blocks, {per_packet} ps per packet"
     );
 }
+
+#[test]
+fn routing_and_lane_blocks_give_the_same_run_on_one_to_four_threads() {
+    // Fifteen 1 MiB messages into one terminal of the adaptive fat-tree, routes and lanes
+    // decided per 64 KiB: the blocks are per-router state, so every thread count delivers the
+    // same messages at the same times.
+    let n = with(|c| {
+        c.routing_block = Some(64 * KIB);
+        c.lane_block = Some(64 * KIB);
+    });
+    let scripts: Vec<Vec<Msg>> = (0..16u32)
+        .map(|s| {
+            (s > 0)
+                .then(|| Msg {
+                    at: 0,
+                    dst: 0,
+                    bytes: 1 << 20,
+                    payload: u64::from(s),
+                })
+                .into_iter()
+                .collect()
+        })
+        .collect();
+    let run_on = |threads: usize| {
+        let mut sim = build(&n, scripts.clone(), 5);
+        let events = run_with_threads(&mut sim, threads).expect("runs").events;
+        let mut got = deliveries(&sim);
+        got.sort_by_key(|d| (d.delivered, d.payload));
+        (got, events)
+    };
+    let one = run_on(1);
+    assert_eq!(one.0.len(), 15);
+    for threads in [2, 3, 4] {
+        assert_eq!(run_on(threads), one, "{threads} threads");
+    }
+}
