@@ -84,6 +84,10 @@ pub struct ThreadStats {
     /// Wall time this thread was ready to run but waited for a core held by other work (the
     /// kernel's run-queue delay; zero where the operating system does not report it).
     pub core_wait: Duration,
+    /// Times this thread met every other thread with nothing in flight (the asynchronous
+    /// executor's syncs: to end, hand over, rebalance, or move every clock past an idle
+    /// stretch; zero on the other executors, whose meetings are their windows).
+    pub syncs: u64,
 }
 
 /// Statistics of one run.
@@ -140,5 +144,11 @@ impl RunStats {
     /// Total wall time the threads of the parallel stretches waited for a core.
     pub fn core_wait(&self) -> Duration {
         self.per_thread.iter().map(|t| t.core_wait).sum()
+    }
+
+    /// Times the threads of the parallel stretches met with nothing in flight (every thread
+    /// takes part in each, so this is the most any thread counted).
+    pub fn syncs(&self) -> u64 {
+        self.per_thread.iter().map(|t| t.syncs).max().unwrap_or(0)
     }
 }

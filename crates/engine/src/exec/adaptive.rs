@@ -466,6 +466,7 @@ fn merge(a: RunStats, b: RunStats) -> RunStats {
         t.barrier_wait += s.barrier_wait;
         t.cluster_windows += s.cluster_windows;
         t.core_wait += s.core_wait;
+        t.syncs += s.syncs;
     }
     RunStats {
         events: a.events + b.events,

@@ -617,6 +617,7 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
 
     /// Meets every other thread with nothing in flight; returns what to do next.
     fn sync(&mut self, sh: &'s Shared<'_, L>) -> Result<Decision, ()> {
+        self.stats.syncs += 1;
         self.report(sh);
         // A look costs a few microseconds, and idle stretches may sync far more often than
         // `until` judges.
@@ -654,6 +655,11 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
         // is read here is the same for every thread.
         self.take_mail(sh);
         let head = self.pending.next_time().unwrap_or(Time::MAX);
+        // The mail taken here may have lowered the head. Published before the second barrier,
+        // so that no thread judges the run idle by the head as it was before, and asks for
+        // another sync before this thread has handled anything (on a busy machine, over and
+        // over while this thread waits for a core).
+        sh.heads[self.me].store(head, Ordering::Relaxed);
         let failure_key = lock(&sh.failure).as_ref().map(|f| f.at);
         let stop_at = sh.stop_at.load(Ordering::Acquire);
         let mut flags = 0;
@@ -850,6 +856,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
     };
     w.take_clusters(sh);
     let mut turns = 0u32;
+    let mut synced_windows = 0u64;
     let mut last_look = Instant::now();
     let mut blocked_since: Option<Instant> = None;
     // With more threads than cores a neighbour is often off its core; spinning then only
@@ -879,11 +886,16 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         }
         if me == 0 {
             turns = turns.wrapping_add(1);
-            // A segment that may end after any window (a test of switching) meets every turn.
-            let every_turn = sh.until.is_some_and(|u| u.every_mask == 0);
-            if every_turn || (turns % CLOCK_LOOK_EVERY == 0 && last_look.elapsed() >= HOUSEKEEPING)
+            // A segment that may end after any window (a test of switching) meets after each
+            // window this thread ends, not every turn: a sync costs every thread a trip through
+            // the barrier, and a turn may end no window.
+            let window_ended = sh.until.is_some_and(|u| u.every_mask == 0)
+                && w.stats.cluster_windows != synced_windows;
+            if window_ended
+                || (turns % CLOCK_LOOK_EVERY == 0 && last_look.elapsed() >= HOUSEKEEPING)
             {
                 last_look = Instant::now();
+                synced_windows = w.stats.cluster_windows;
                 sh.want_sync();
             }
         }

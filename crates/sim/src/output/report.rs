@@ -106,6 +106,9 @@ struct RunBlock {
     /// Wall time the threads of the parallel stretches were ready but waited for a core, in
     /// all (zero where the operating system does not report it).
     core_wait_s: f64,
+    /// Times the threads of the parallel stretches met with nothing in flight (the
+    /// asynchronous executor's syncs).
+    syncs: u64,
     per_thread_events: Vec<u64>,
     stop: String,
 }
@@ -249,6 +252,7 @@ fn summary_json(body: &Summary<'_>, digest: u64, stats: &RunStats) -> String {
         clusters: stats.clusters,
         barrier_wait_s: stats.barrier_wait().as_secs_f64(),
         core_wait_s: stats.core_wait().as_secs_f64(),
+        syncs: stats.syncs(),
         per_thread_events: stats.per_thread.iter().map(|t| t.events).collect(),
         stop: stats.stop.name().to_string(),
     };
