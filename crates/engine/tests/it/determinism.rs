@@ -503,6 +503,25 @@ impl LogicalProcess for Stopper {
     }
 }
 
+/// Two LPs passing an event back and forth (100-399 ps apart) until an end time of 1,000 ps:
+/// nine events, most of the run an idle stretch.
+fn two_stoppers_until_1000() -> Simulation<Stopper> {
+    Simulation::new(
+        vec![
+            Stopper {
+                n: 2,
+                ..Stopper::default()
+            };
+            2
+        ],
+        LookaheadTable::uniform(100),
+        SimConfig {
+            end_time: 1_000,
+            ..SimConfig::default()
+        },
+    )
+}
+
 #[test]
 fn stop_request_and_end_time_are_deterministic() {
     let mut reference = None;
@@ -537,20 +556,7 @@ fn stop_request_and_end_time_are_deterministic() {
         }
     }
     for (name, make) in executors() {
-        let mut sim = Simulation::new(
-            vec![
-                Stopper {
-                    n: 2,
-                    ..Stopper::default()
-                };
-                2
-            ],
-            LookaheadTable::uniform(100),
-            SimConfig {
-                end_time: 1_000,
-                ..SimConfig::default()
-            },
-        );
+        let mut sim = two_stoppers_until_1000();
         let stats = sim.run(&make()).expect("runs");
         assert_eq!(stats.stop, StopReason::EndTime, "{name}");
         assert!(sim.lps().all(|l| l.last < 1_000), "{name}");
@@ -623,20 +629,7 @@ fn cancellation_stops_every_executor_and_progress_is_reported() {
 #[test]
 fn idle_stretches_cost_a_few_syncs_not_one_per_stale_look() {
     for run in 0..200 {
-        let mut sim = Simulation::new(
-            vec![
-                Stopper {
-                    n: 2,
-                    ..Stopper::default()
-                };
-                2
-            ],
-            LookaheadTable::uniform(100),
-            SimConfig {
-                end_time: 1_000,
-                ..SimConfig::default()
-            },
-        );
+        let mut sim = two_stoppers_until_1000();
         let stats = sim
             .run(&Asynchronous {
                 threads: 2,
