@@ -338,3 +338,21 @@ pub fn check_zero_load(
         assert_eq!(d.delivered, at + latency);
     }
 }
+
+/// An incast on the 16-terminal fat-tree: terminals 1-15 each send 1 MiB to terminal 0 at once.
+pub fn incast() -> Vec<Vec<Msg>> {
+    (0..16u32)
+        .map(|s| {
+            if s == 0 {
+                Vec::new()
+            } else {
+                vec![Msg {
+                    at: 0,
+                    dst: 0,
+                    bytes: 1 << 20,
+                    payload: u64::from(s),
+                }]
+            }
+        })
+        .collect()
+}

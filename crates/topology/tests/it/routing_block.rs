@@ -3,7 +3,7 @@
 //! and credits returned in batches (`NetworkConfig::credit_batch`); every byte still arrives.
 //! (Grant blocks: `arbitration.rs`.)
 
-use crate::common::{build, fat_tree_16, net, Lp, Msg};
+use crate::common::{build, fat_tree_16, incast, net, Lp, Msg};
 use bbsim_engine::{run_with_threads, Simulation};
 use bbsim_topology::{Delivered, LinkParams, Network, NetworkConfig, Routing, TopologyConfig};
 
@@ -82,19 +82,7 @@ fn batched_credits_are_held_only_while_a_buffer_is_busy() {
     let (_, a, events_a) = one_message_run(&plain);
     let (_, b, events_b) = one_message_run(&batched);
     assert_eq!((a, events_a), (b, events_b));
-    let scripts: Vec<Vec<Msg>> = (0..16u32)
-        .map(|s| {
-            (s > 0)
-                .then(|| Msg {
-                    at: 0,
-                    dst: 0,
-                    bytes: 1 << 20,
-                    payload: u64::from(s),
-                })
-                .into_iter()
-                .collect()
-        })
-        .collect();
+    let scripts = incast();
     let run_incast = |n: &Network| {
         let mut sim = build(n, scripts.clone(), 5);
         let events = run_with_threads(&mut sim, 1).expect("runs").events;
@@ -208,19 +196,7 @@ fn routing_and_lane_blocks_give_the_same_run_on_one_to_four_threads() {
         c.routing_block = Some(64 * KIB);
         c.lane_block = Some(64 * KIB);
     });
-    let scripts: Vec<Vec<Msg>> = (0..16u32)
-        .map(|s| {
-            (s > 0)
-                .then(|| Msg {
-                    at: 0,
-                    dst: 0,
-                    bytes: 1 << 20,
-                    payload: u64::from(s),
-                })
-                .into_iter()
-                .collect()
-        })
-        .collect();
+    let scripts = incast();
     let run_on = |threads: usize| {
         let mut sim = build(&n, scripts.clone(), 5);
         let events = run_with_threads(&mut sim, threads).expect("runs").events;

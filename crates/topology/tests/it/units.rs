@@ -3,7 +3,7 @@
 //! delivers every byte; results do not depend on the thread count; and coarse units save
 //! events in proportion to their size.
 
-use crate::common::{self, build, fat_tree_16, link, net, run, Lp, Msg, UNIFORM};
+use crate::common::{self, build, fat_tree_16, incast, link, net, run, Lp, Msg, UNIFORM};
 use bbsim_engine::time::{NS, US};
 use bbsim_engine::{run_with_threads, Time};
 use bbsim_topology::link::serialisation;
@@ -61,24 +61,6 @@ fn heavy(terminals: u32) -> Vec<Vec<Msg>> {
                     payload: u64::from(s) << 8 | k,
                 })
                 .collect()
-        })
-        .collect()
-}
-
-/// An incast on the 16-terminal fat-tree: terminals 1-15 each send 1 MiB to terminal 0 at once.
-fn incast() -> Vec<Vec<Msg>> {
-    (0..16u32)
-        .map(|s| {
-            if s == 0 {
-                Vec::new()
-            } else {
-                vec![Msg {
-                    at: 0,
-                    dst: 0,
-                    bytes: 1 << 20,
-                    payload: u64::from(s),
-                }]
-            }
         })
         .collect()
 }
