@@ -637,7 +637,7 @@ fn idle_stretches_cost_a_few_syncs_not_one_per_stale_look() {
             })
             .expect("runs");
         assert_eq!(stats.threads, 2);
-        let syncs = stats.per_thread.iter().map(|t| t.syncs).max().unwrap_or(0);
+        let syncs = stats.syncs();
         assert!(
             syncs <= 4 * stats.events + 8,
             "run {run}: {syncs} syncs for {} events",
