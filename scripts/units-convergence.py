@@ -6,7 +6,7 @@ units of each size given, over several seeds, and the script prints a Markdown t
 figure's mean over the seeds, its difference from the reference's mean, the tolerance and
 whether the row meets it, and the events against the reference's.
 
-Two kinds of case:
+Three kinds of case:
   micro-benchmarks   `bbsim net` on scenarios/convergence/<name>.toml (incast, a victim flow
                      behind a hot server, an 18-to-18 edge-switch fan-in, a 2:1 taper, the
                      dragonfly worst case under UGAL): completion throughput (bytes delivered
@@ -16,6 +16,14 @@ Two kinds of case:
                      scenarios/study/<mix>.toml, composed as study/reproduce-study.sh does, with
                      the reduction given by --set: job 0's I/O phase length and mean time in
                      I/O, hops and the non-minimal share.
+  ready scenarios    `bbsim run FILE` on any scenario (--scenario FILE[:JOB[:PHASE]], then
+                     @KEY=VALUE for each override of that case only), with the
+                     packet and unit given as overrides: the job's (by name or index; default
+                     the first) I/O phase, mean time in I/O, hops and non-minimal share, or the
+                     length of its I/O phase PHASE (0 = the first). --file-row adds a row run
+                     with the file's own packet and unit settings (no --packet-set), so that
+                     the coarser packets a scenario ships with are measured against the same
+                     reference.
 
 Tolerances: throughput 3 %, latency 5 %, I/O phase and mean time in I/O 5 %, hops 1 %,
 non-minimal share 3 points; each widened to twice the reference's seed-to-seed spread (the
@@ -23,8 +31,14 @@ sample standard deviation over the seeds) where that is larger.
 
   scripts/units-convergence.py [--bbsim target/release/bbsim] [--micro NAME ...]
       [--study SYSTEM-PLACEMENT:MIX ...] [--units 64KiB 256KiB] [--packet 4KiB]
+      [--scenario FILE[:JOB[:PHASE]][@KEY=VALUE...] ...] [--file-row] [--packet-set KEY=VALUE ...]
       [--seeds 1 2 3] [--set KEY=VALUE ...] [--variant LABEL:KEY=VALUE[,KEY=VALUE] ...] [--jobs N]
       [--out DIR]
+
+--set applies to every row of the study and scenario cases (a reduction such as
+jobs.0.bytes_per_rank=4MB); --packet-set to every row but the file row (such as
+network.vc_buffer=64KiB, the physical buffer, where a file sizes its buffer to hold its own
+coarse packets).
 
 A variant is a row of the reference packet model with more overrides (comma-separated), for
 finding what drives a difference: `--variant "route per 64KiB:network.routing_block=64KiB"`
@@ -49,6 +63,8 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MICRO = ["incast", "victim", "edge-fan-in", "taper", "dragonfly-worst-case"]
 STUDY = ["summit-global:gtc", "edison-global:gtc"]
+# The row of a scenario case run with the file's own packet and unit settings.
+FILE_ROW = "file"
 
 # (key, label, kind, tolerance): kind "rel" compares relative differences (tolerance in %),
 # "points" compares fractions in percentage points.
@@ -62,6 +78,12 @@ MICRO_FIGURES = [
 STUDY_FIGURES = [
     ("phase", "I/O phase (ms)", "rel", 5.0),
     ("mean", "mean time in I/O (ms)", "rel", 5.0),
+    ("hops", "hops", "rel", 1.0),
+    ("nonminimal", "non-minimal (%)", "points", 3.0),
+]
+SCENARIO_FIGURES = [
+    ("phase", "I/O phase (s)", "rel", 5.0),
+    ("mean", "mean time in I/O (s)", "rel", 5.0),
     ("hops", "hops", "rel", 1.0),
     ("nonminimal", "non-minimal (%)", "points", 3.0),
 ]
@@ -92,18 +114,25 @@ def compose(out, system, mix, packet):
     return path
 
 
-def run_one(bbsim, case, row, seed, sets, threads, out):
-    """Runs one case as `row` (a unit size, or a variant: label, packet and overrides) with one
-    seed; returns its figures."""
-    kind, name, scenario = case
+def run_one(bbsim, case, row, seed, sets, threads, out, packet, packet_sets):
+    """Runs one case as `row` (a unit size, the file row, or a variant: label, unit and
+    overrides) with one seed; returns its figures."""
+    kind, name, scenario = case[:3]
     unit, extra = (row[1], list(row[2])) if isinstance(row, tuple) else (row, [])
     sets = sets + extra
     label = row[0] if isinstance(row, tuple) else row
     tag = f"{name}-{label}-s{seed}".replace(":", "-").replace(" ", "-").replace("/", "-")
     # `bbsim net` runs on one thread unless told otherwise: these networks are small.
     threads = 1 if kind == "micro" else threads
-    common = ["--threads", str(threads), "--set", f"simulation.unit_size={unit}",
-              "--set", f"simulation.seed={seed}"]
+    common = ["--threads", str(threads), "--set", f"simulation.seed={seed}"]
+    if kind == "scenario":
+        # The file row keeps the scenario's own packet and unit; every other row sets both.
+        if unit != FILE_ROW:
+            common += ["--set", f"simulation.packet_size={packet}",
+                       "--set", f"simulation.unit_size={unit}"] + \
+                [x for p in packet_sets for x in ("--set", p)]
+    else:
+        common += ["--set", f"simulation.unit_size={unit}"]
     if kind == "micro":
         cmd = [bbsim, "net", scenario, "--json"] + common
         for s in sets:
@@ -126,22 +155,68 @@ def run_one(bbsim, case, row, seed, sets, threads, out):
     d = os.path.join(out, tag)
     cmd = [bbsim, "run", scenario, "--quiet", "--out", d,
            "--set", "outputs.timeline=false"] + common
-    for s in sets:
+    for s in sets + (list(case[5]) if kind == "scenario" else []):
         cmd += ["--set", s]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         fail(f"{' '.join(cmd)} failed:\n{res.stderr}")
     with open(os.path.join(d, "summary.json")) as f:
         s = json.load(f)
-    j = s["jobs"][0]
+    job, phase = (case[3], case[4]) if kind == "scenario" else (0, None)
+    j = pick_job(s["jobs"], job, name)
+    # Study runs in milliseconds (their phases are short), ready scenarios in seconds.
+    ms = 1.0 if kind == "scenario" else 1e3
+    if phase is not None:
+        phases = j["io_phases"]
+        if phase >= len(phases):
+            fail(f"{name}: job {j['name']} has {len(phases)} I/O phase(s), not {phase + 1}")
+        return {
+            "phase": phases[phase]["length_s"] * ms,
+            "hops": j["avg_hops"],
+            "nonminimal": 100 * j["nonminimal_fraction"],
+            "events": s["run"]["events"],
+            "wall": s["run"]["wall_s"],
+        }
     return {
-        "phase": j["io_phase_s"] * 1e3,
-        "mean": j["time_in_io_mean_s"] * 1e3,
+        "phase": j["io_phase_s"] * ms,
+        "mean": j["time_in_io_mean_s"] * ms,
         "hops": j["avg_hops"],
         "nonminimal": 100 * j["nonminimal_fraction"],
         "events": s["run"]["events"],
         "wall": s["run"]["wall_s"],
     }
+
+
+def pick_job(jobs, job, case):
+    """The job named `job`, or at index `job` (an int)."""
+    if isinstance(job, int):
+        if job >= len(jobs):
+            fail(f"{case}: the run has {len(jobs)} job(s), not {job + 1}")
+        return jobs[job]
+    for j in jobs:
+        if j["name"] == job:
+            return j
+    fail(f"{case}: no job named {job} (jobs: {', '.join(j['name'] for j in jobs)})")
+
+
+def scenario_case(spec):
+    """--scenario FILE[:JOB[:PHASE]][@KEY=VALUE...] as a case: kind, name, path, job, phase,
+    the case's own overrides."""
+    spec, *overrides = spec.split("@")
+    if not all("=" in o for o in overrides):
+        fail(f"--scenario {spec}: expected @KEY=VALUE overrides after the file")
+    path, _, rest = spec.partition(":")
+    job, _, phase = rest.partition(":")
+    if not os.path.isfile(path):
+        fail(f"--scenario {spec}: no file {path}")
+    job = int(job) if job.isdigit() else (job or 0)
+    if phase and not phase.isdigit():
+        fail(f"--scenario {spec}: PHASE must be an I/O phase index (0 = the first)")
+    name = os.path.relpath(os.path.abspath(path), os.path.join(ROOT, "scenarios"))
+    name = name[:-5] if name.endswith(".toml") else name
+    if rest:
+        name += f" {rest.replace(':', ' phase ')}"
+    return ("scenario", name, path, job, int(phase) if phase else None, tuple(overrides))
 
 
 def spread(values):
@@ -155,11 +230,18 @@ def main():
                     help="micro-benchmarks (scenarios/convergence/NAME.toml)")
     ap.add_argument("--study", nargs="*", default=STUDY,
                     help="study runs as SYSTEM-PLACEMENT:MIX")
+    ap.add_argument("--scenario", nargs="*", default=[],
+                    help="ready scenarios as FILE[:JOB[:PHASE]][@KEY=VALUE...]")
+    ap.add_argument("--file-row", action="store_true",
+                    help="add a row of each scenario case with its own packet and unit")
+    ap.add_argument("--packet-set", action="append", default=[],
+                    help="override for every scenario row but the file row")
     ap.add_argument("--units", nargs="+", default=["64KiB", "256KiB"])
     ap.add_argument("--packet", default="4KiB", help="the physical packet (the reference's unit)")
     ap.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
     ap.add_argument("--set", dest="sets", action="append",
-                    help="override for the study runs (default jobs.0.bytes_per_rank=4MB)")
+                    help="override for the study and scenario runs (study default "
+                    "jobs.0.bytes_per_rank=4MB)")
     ap.add_argument("--variant", action="append", default=[],
                     help="LABEL:KEY=VALUE[,KEY=VALUE...], a row of the reference with more overrides")
     ap.add_argument("--jobs", type=int, default=1, help="runs at once (each on one thread)")
@@ -184,7 +266,12 @@ def main():
         system, mix = c.split(":", 1)
         cases.append(("study", f"{system} {mix}", compose(out, system, mix, a.packet)))
 
+    for c in a.scenario:
+        cases.append(scenario_case(c))
+
     units = [a.packet] + [u for u in a.units if u != a.packet]
+    if a.file_row:
+        units.append(FILE_ROW)
     for v in a.variant:
         label, sep, override = v.partition(":")
         overrides = tuple(override.split(","))
@@ -197,7 +284,9 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         futures = {
             pool.submit(run_one, a.bbsim, c, u, s,
-                        [] if c[0] == "micro" else sets, threads, out):
+                        {"micro": [], "study": sets, "scenario": a.sets or []}[c[0]],
+                        threads, out, a.packet,
+                        a.packet_set):
             (c[1], u[0] if isinstance(u, tuple) else u, s)
             for c, u, s in work
         }
@@ -214,7 +303,8 @@ def main():
     seeds = len(a.seeds)
     print(f"Means over {seeds} seed(s); Δ against {a.packet} packets; tolerance in brackets "
           "(the larger of the fixed one and twice the reference's seed-to-seed spread).\n")
-    for kind, figures in (("micro", MICRO_FIGURES), ("study", STUDY_FIGURES)):
+    for kind, figures in (("micro", MICRO_FIGURES), ("study", STUDY_FIGURES),
+                          ("scenario", SCENARIO_FIGURES)):
         rows = [c for c in cases if c[0] == kind]
         if not rows:
             continue
@@ -222,7 +312,7 @@ def main():
             ["events (M)", "events ÷", "wall (s)", "verdict"]
         print("| " + " | ".join(head) + " |")
         print("|---|---|" + "---:|" * (len(head) - 3) + "---|")
-        for _, name, _ in rows:
+        for name in [c[1] for c in rows]:
             ref = [results[(name, a.packet, s)] for s in a.seeds]
             for row in units:
                 u = row[0] if isinstance(row, tuple) else row

@@ -33,19 +33,23 @@
 #                              with an unused drain queue, before servers kept it only where something can drain; GTC+S3D+HACC
 #                              3.2 GB, 4.4 GB before; docs/performance.md), so 2 at once
 #                              should fit a 16 GB laptop
-#   STUDY_PACKET_SIZE=size     network packet size (default 64KiB, docs/study.md; 4MiB with
-#                              STUDY_NETWORK_MODEL=flow)
+#   STUDY_PACKET_SIZE=size     network packet size (default 4KiB, moved in 64 KiB units: the
+#                              model checked against 4 KiB packets one at a time in
+#                              docs/network.md, "Convergence"; 64KiB with
+#                              STUDY_NETWORK_MODEL=path, 4MiB with STUDY_NETWORK_MODEL=flow).
+#                              Setting it moves packets of that size one at a time unless
+#                              STUDY_UNIT_SIZE is set too (STUDY_PACKET_SIZE=64KiB is the
+#                              archived matrix's setting, study/archive/)
 #   STUDY_VC_BUFFER=size       network.vc_buffer, the routers' input buffer per port and
 #                              virtual channel (packet model only; default: the scenario's,
 #                              64 KiB whatever the packet size). Packets above 64 KiB need it
 #                              set to hold at least one packet: the GTC convergence check
 #                              (docs/study.md) found the buffer moves the Summit-like global
 #                              figures about as much as the packet size
-#   STUDY_UNIT_SIZE=size      simulation.unit_size: the packet model moves each message in
+#   STUDY_UNIT_SIZE=size|none  simulation.unit_size: the packet model moves each message in
 #                              units of up to this many bytes of whole packets (packet model
-#                              only; default: none, every packet on its own). With
-#                              STUDY_PACKET_SIZE=4KiB, 64KiB is the unit model checked against
-#                              4 KiB packets in docs/network.md ("Convergence")
+#                              only; default 64KiB when STUDY_PACKET_SIZE is not set, none
+#                              otherwise; none: every packet on its own)
 #   STUDY_NETWORK_MODEL=packet|path|flow   network.model (default packet: router LPs; path:
 #                              the cheaper path model, docs/network.md 2b, with its known gaps;
 #                              flow: the flow model, 2c, with 4 MiB packets by default so
@@ -169,7 +173,11 @@ OVH_DRAGONFLY=${STUDY_OVERHEADS_DRAGONFLY:-0us,25us,45us}
 NET_MODEL=${STUDY_NETWORK_MODEL:-packet}
 # The flow model moves each packet as one flow: whole-message packets (the study's largest
 # server piece is HACC's 2 MiB) unless a size is given.
-if [ "$NET_MODEL" = flow ]; then PACKET=${STUDY_PACKET_SIZE:-4MiB}; else PACKET=${STUDY_PACKET_SIZE:-64KiB}; fi
+case $NET_MODEL in
+flow) PACKET=${STUDY_PACKET_SIZE:-4MiB} ;;
+path) PACKET=${STUDY_PACKET_SIZE:-64KiB} ;;
+*) PACKET=${STUDY_PACKET_SIZE:-4KiB} ;;
+esac
 SSD_MODEL=${STUDY_SSD_MODEL:-per-ssd}
 # A size setting only the packet model reads: variable, value, what it sets, an example.
 packet_model_size() {
@@ -178,7 +186,16 @@ packet_model_size() {
 }
 VC_BUFFER=${STUDY_VC_BUFFER:-}
 [ -z "$VC_BUFFER" ] || packet_model_size STUDY_VC_BUFFER "$VC_BUFFER" "router buffers" 128KiB
-UNIT_SIZE=${STUDY_UNIT_SIZE:-}
+# The default network model is 4 KiB packets in 64 KiB units; a packet size given alone runs
+# its packets one at a time, as the convergence checks against the archive do.
+if [ -n "${STUDY_UNIT_SIZE:-}" ]; then
+    UNIT_SIZE=$STUDY_UNIT_SIZE
+    [ "$UNIT_SIZE" != none ] || UNIT_SIZE=
+elif [ "$NET_MODEL" = packet ] && [ -z "${STUDY_PACKET_SIZE:-}" ]; then
+    UNIT_SIZE=64KiB
+else
+    UNIT_SIZE=
+fi
 [ -z "$UNIT_SIZE" ] || packet_model_size STUDY_UNIT_SIZE "$UNIT_SIZE" units 64KiB
 case $NET_MODEL in packet | path | flow) ;; *) die "STUDY_NETWORK_MODEL=$NET_MODEL: expected packet, path or flow" ;; esac
 case $SSD_MODEL in per-ssd | array) ;; *) die "STUDY_SSD_MODEL=$SSD_MODEL: expected per-ssd or array" ;; esac
@@ -281,7 +298,7 @@ if [ -n "$STUDY_ARCHIVE_DIR" ]; then
     echo "GLIBC_TUNABLES: ${GLIBC_TUNABLES:-(unset)}" >>"$STUDY_ARCHIVE_DIR/provenance.txt"
 fi
 START=$(date +%s)
-echo "bbsim: $("$BBSIM" --version); scale: $SCALE; network model: $NET_MODEL; SSD model: $SSD_MODEL; output: $OUT"
+echo "bbsim: $("$BBSIM" --version); scale: $SCALE; network model: $NET_MODEL; packet size: $PACKET; unit size: ${UNIT_SIZE:-one packet}; SSD model: $SSD_MODEL; output: $OUT"
 
 # Per-job lines "index source" of a mix file, in job order.
 jobs_of() {

@@ -159,6 +159,9 @@ fn reproduce_script_passes_the_model_settings_on() {
         serde_json::from_str(&std::fs::read_to_string(&summary).expect("summary.json"))
             .expect("JSON");
     assert_eq!(s["scenario"]["network"]["model"], "path");
+    // The path model keeps its 64 KiB packets, without units.
+    assert_eq!(s["scenario"]["simulation"]["packet_size"], "64KiB");
+    assert!(s["scenario"]["simulation"]["unit_size"].is_null(), "{s}");
     assert_eq!(s["scenario"]["burst_buffer"]["ssd_model"], "array");
     assert_eq!(s["devices"][0]["kind"], "bb-array");
     let flow = out.join("flow");
@@ -200,6 +203,25 @@ fn reproduce_script_passes_the_model_settings_on() {
         prov.contains("packet size: 16KiB; VC buffer: 256KiB; unit size: 32KiB"),
         "{prov}"
     );
+    // A packet size given alone moves its packets one at a time; `none` turns the default
+    // units off.
+    for (i, (extra, packet)) in [
+        (("STUDY_PACKET_SIZE", "16KiB"), "16KiB"),
+        (("STUDY_UNIT_SIZE", "none"), "4KiB"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = out.join(format!("one-at-a-time-{i}"));
+        assert_ok(&run_with("packet", "per-ssd", &dir, &[extra]));
+        let composed = std::fs::read_to_string(dir.join("scenarios/summit-global-gtc.toml"))
+            .expect("composed scenario");
+        assert!(
+            composed.contains(&format!("packet_size = \"{packet}\"\n"))
+                && !composed.contains("unit_size"),
+            "{composed}"
+        );
+    }
     let bad = run("fluid", "per-ssd", &out.join("bad"));
     assert!(!bad.status.success());
     let e = String::from_utf8_lossy(&bad.stderr);
@@ -328,12 +350,13 @@ fn reproduce_script_runs_one_mix_at_smoke_scale() {
         &out,
         &[("STUDY_PLACEMENTS", "grouped"), ("STUDY_MIXES", "gtc-ior")],
     );
-    // The composed scenario carries the packet size the script ran it with (the system files
-    // say 4 KiB; the script's default is 64 KiB), so running it alone does not silently differ.
+    // The composed scenario carries the packet and unit sizes the script ran it with (the
+    // system files move 4 KiB packets one at a time; the script's default is 4 KiB packets in
+    // 64 KiB units), so running it alone does not silently differ.
     let composed = std::fs::read_to_string(out.join("scenarios/summit-grouped-gtc-ior.toml"))
         .expect("composed scenario");
     assert!(
-        composed.contains("packet_size = \"64KiB\"") && !composed.contains("\"4KiB\""),
+        composed.contains("packet_size = \"4KiB\"\nunit_size = \"64KiB\"\n"),
         "{composed}"
     );
     let sweep = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");

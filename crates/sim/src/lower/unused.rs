@@ -1,16 +1,19 @@
-//! Keys that apply to some burst-buffer placements only.
+//! Keys that apply to some burst-buffer placements or network models only.
 //!
 //! One scenario may carry the keys of every placement it is meant to run with (a workload swept
 //! over `burst_buffer.placement`). Under a placement a key does not apply to, the key is not an
 //! error: it is reported as unused (`bbsim validate` lists it, `bbsim run` warns) and the run
 //! uses its default instead. Values that are wrong for the placement they apply to are still
-//! errors.
+//! errors. The same holds for `simulation.unit_size` under the path and flow models, which move
+//! whole packets (the ready scenarios set units for the packet model, and a run or sweep may
+//! switch `network.model`).
 //!
 //! Adding a placement-specific key: one [`Rule`] in [`RULES`], with the placements that read it
 //! and how to put its default back.
 
 use crate::diag::{Diagnostic, SourceMap};
 use crate::scenario::{Placement, Scenario};
+use bbsim_topology::NetModel;
 
 /// Grouped and global: the placements with BB servers.
 const SERVERS: &[Placement] = &[Placement::Grouped, Placement::Global];
@@ -182,8 +185,26 @@ pub fn split_unused(s: &Scenario, map: &SourceMap) -> (Vec<Diagnostic>, Scenario
             }
         }
     }
+    if s.network.model != NetModel::Packet && map.sets(UNIT_SIZE) {
+        unused.push(map.error_at(
+            UNIT_SIZE,
+            format!(
+                "unused with network.model = \"{}\": units apply to network.model = \"packet\" \
+                 only, so this run moves each packet whole",
+                match s.network.model {
+                    NetModel::Packet => "packet",
+                    NetModel::Path => "path",
+                    NetModel::Flow => "flow",
+                }
+            ),
+        ));
+        effective.simulation.unit_size = None;
+    }
     (unused, effective)
 }
+
+/// The packet model's unit size, the one network-model-specific key reported as unused.
+const UNIT_SIZE: &str = "simulation.unit_size";
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,6 @@
-//! Network units (`simulation.unit_size`): bad values are refused naming the key; a unit of
-//! one packet leaves every output as it was; results with units on do not depend on the
-//! thread count.
+//! Network units (`simulation.unit_size`): bad values are refused naming the key, and units
+//! under the path and flow models are reported unused and left out; a unit of one packet
+//! leaves every output as it was; results with units on do not depend on the thread count.
 
 use crate::common::{load, run, scenario, small_quickstart, summary};
 use bbsim_sim::output::Rendered;
@@ -33,15 +33,30 @@ fn bad_unit_sizes_are_refused_naming_the_key() {
         assert_eq!(d.key.as_deref(), Some("simulation.unit_size"), "{d}");
         assert!(d.to_string().contains(expected), "{set}: {d}");
     }
-    let d = match load_scenario(
-        &path,
-        &small_quickstart(&["simulation.unit_size=\"64KiB\"", "network.model=\"path\""]),
-    ) {
-        Ok(_) => panic!("units on the path model were accepted"),
-        Err(d) => d,
-    };
-    assert_eq!(d.key.as_deref(), Some("simulation.unit_size"), "{d}");
-    assert!(d.to_string().contains("packet model only"), "{d}");
+    // The path and flow models move whole packets: units there are reported unused and left
+    // out, so a scenario that sets them for the packet model runs with every model.
+    for model in ["path", "flow"] {
+        let set = format!("network.model=\"{model}\"");
+        let with = load(
+            &path,
+            &small_quickstart(&["simulation.unit_size=\"64KiB\"", &set]),
+        );
+        let [d] = with.unused.as_slice() else {
+            panic!("{model}: {:?}", with.unused)
+        };
+        assert_eq!(d.key.as_deref(), Some("simulation.unit_size"), "{d}");
+        assert!(
+            d.to_string()
+                .contains(&format!("unused with network.model = \"{model}\"")),
+            "{d}"
+        );
+        let without = load(&path, &small_quickstart(&[&set]));
+        assert_eq!(
+            outputs(&run(&with, 1)),
+            outputs(&run(&without, 1)),
+            "{model}: units changed the outputs"
+        );
+    }
 }
 
 #[test]
