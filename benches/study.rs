@@ -1,12 +1,11 @@
 //! Study benchmark: the burst-buffer placement study's most expensive application, GTC
 //! (`scenarios/study/gtc.toml`: 7,680 ranks on 1,280 fragmented nodes of the Summit-like
-//! fat-tree with the global BB, 4 KiB packets in 64 KiB units, per-SSD model, 20 us per-operation
-//! overhead),
-//! with 4 MB per rank instead of 669.41 MB (30.7 GB through the network and the BB servers
-//! instead of 5.14 TB), one thread. It tracks the per-byte cost of the packet model on the
-//! study's machines, which decides how long the 297-run matrix takes (docs/study.md,
-//! docs/performance.md); each iteration assembles the model (stripe sets of all 1,280 nodes
-//! included), runs it and reduces the results.
+//! fat-tree with the global BB, 4 KiB packets in 64 KiB units, per-SSD model, 20 us
+//! per-operation overhead), with 4 MB per rank instead of 669.41 MB (30.7 GB through the
+//! network and the BB servers instead of 5.14 TB), one thread. It tracks the per-byte cost of
+//! the packet model on the study's machines, which decides how long the 297-run matrix takes
+//! (docs/study.md, docs/performance.md); each iteration assembles the model (stripe sets of
+//! all 1,280 nodes included), runs it and reduces the results.
 //!
 //! The file's network model moves 4 KiB packets in 64 KiB units (`simulation.unit_size`,
 //! docs/network.md "Units"), the model that matches 4 KiB packets within their seed-to-seed
