@@ -86,7 +86,8 @@ pub struct ThreadStats {
     pub core_wait: Duration,
     /// Times this thread met every other thread with nothing in flight (the asynchronous
     /// executor's syncs: to end, hand over, rebalance, or move every clock past an idle
-    /// stretch; zero on the other executors, whose meetings are their windows).
+    /// stretch; zero on the other executors, whose meetings are their windows). A sync is two
+    /// barrier trips, three where it moves clusters between threads.
     pub syncs: u64,
 }
 
