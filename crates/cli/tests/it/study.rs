@@ -1129,14 +1129,29 @@ fn archived_slices_merge_as_the_slices_themselves() {
 #[test]
 fn the_archived_full_scale_runs_merge() {
     let data = repo().join("study/archive");
-    let mut slices: Vec<PathBuf> = std::fs::read_dir(&data)
-        .expect("study/archive")
+    let (out, made) = merge_archive(&data, "study-archived-runs");
+    assert!(made > 0);
+    // Where an archived run is also one of the figure bars of slices 6-11
+    // (study/archive/slices-6-11-figure-c.csv), the two agree within the figures' rounding.
+    let (code, table, err) =
+        compare_study(&[&out, &data.join("slices-6-11-figure-c.csv")], Some("0"));
+    assert_eq!(code, 0, "{table}{err}");
+    assert!(table.lines().count() > 100, "{table}{err}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Merges every slice of the archive `data` (`study/archive` or `study/archive-units`) into a
+/// scratch output named `name`; returns it and the matrix runs the slices made, after
+/// checking that those and the merge's `missing.txt` add up to the 297-run matrix.
+fn merge_archive(data: &Path, name: &str) -> (Scratch, usize) {
+    let mut slices: Vec<PathBuf> = std::fs::read_dir(data)
+        .expect("archive directory")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.join("runs").is_dir())
         .collect();
     slices.sort();
-    assert!(!slices.is_empty(), "no archive under study/archive");
-    let out = scratch("study-archived-runs");
+    assert!(!slices.is_empty(), "no slice under {}", data.display());
+    let out = scratch(name);
     let done = std::process::Command::new("bash")
         .arg(repo().join("study/merge-study.sh"))
         .arg(&*out)
@@ -1155,14 +1170,32 @@ fn the_archived_full_scale_runs_merge() {
         .lines()
         .map(|l| l.rsplit(' ').next().expect("overheads").split(',').count())
         .sum();
-    assert!(made > 0);
     assert_eq!(made + lacking, 297, "{sources}\n{missing}");
-    // Where an archived run is also one of the figure bars of slices 6-11
-    // (study/archive/slices-6-11-figure-c.csv), the two agree within the figures' rounding.
-    let (code, table, err) =
-        compare_study(&[&out, &data.join("slices-6-11-figure-c.csv")], Some("0"));
-    assert_eq!(code, 0, "{table}{err}");
-    assert!(table.lines().count() > 100, "{table}{err}");
+    (out, made)
+}
+
+/// The matrix on the default network model (`study/archive-units`) merges, and every slice of
+/// it was made with 4 KiB packets in 64 KiB units, so runs of another model cannot slip in
+/// beside them.
+#[test]
+fn the_units_archive_merges_and_holds_only_unit_runs() {
+    let data = repo().join("study/archive-units");
+    let (out, made) = merge_archive(&data, "study-archived-unit-runs");
+    assert!(made >= 12, "{made}");
+    for e in std::fs::read_dir(&data).expect("study/archive-units") {
+        let slice = e.expect("entry").path();
+        if !slice.join("runs").is_dir() {
+            continue;
+        }
+        let prov = std::fs::read_to_string(slice.join("provenance.txt")).expect("provenance");
+        assert!(
+            prov.contains("network model: packet;")
+                && prov.contains("packet size: 4KiB;")
+                && prov.contains("unit size: 64KiB"),
+            "{}: {prov}",
+            slice.display()
+        );
+    }
     let _ = std::fs::remove_dir_all(&out);
 }
 
