@@ -503,18 +503,27 @@ impl LogicalProcess for Stopper {
     }
 }
 
-/// Two LPs passing an event back and forth (100-399 ps apart) until an end time of 1,000 ps:
-/// nine events, most of the run an idle stretch.
-fn two_stoppers_until_1000() -> Simulation<Stopper> {
+/// `n` Stopper LPs, each sending to the next of the `n` in a ring, with 100 ps of lookahead
+/// everywhere, run with `config`.
+fn stoppers(n: u32, config: SimConfig) -> Simulation<Stopper> {
     Simulation::new(
         vec![
             Stopper {
-                n: 2,
+                n,
                 ..Stopper::default()
             };
-            2
+            n as usize
         ],
         LookaheadTable::uniform(100),
+        config,
+    )
+}
+
+/// Two LPs passing an event back and forth (100-399 ps apart) until an end time of 1,000 ps:
+/// nine events, most of the run an idle stretch.
+fn two_stoppers_until_1000() -> Simulation<Stopper> {
+    stoppers(
+        2,
         SimConfig {
             end_time: 1_000,
             ..SimConfig::default()
@@ -526,15 +535,8 @@ fn two_stoppers_until_1000() -> Simulation<Stopper> {
 fn stop_request_and_end_time_are_deterministic() {
     let mut reference = None;
     for (name, make) in executors() {
-        let mut sim = Simulation::new(
-            vec![
-                Stopper {
-                    n: 8,
-                    ..Stopper::default()
-                };
-                8
-            ],
-            LookaheadTable::uniform(100),
+        let mut sim = stoppers(
+            8,
             SimConfig {
                 partition: PartitionSpec::RoundRobin { clusters: 4 },
                 ..SimConfig::default()
