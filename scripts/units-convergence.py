@@ -155,7 +155,7 @@ def run_one(bbsim, case, row, seed, sets, threads, out, packet, packet_sets):
     d = os.path.join(out, tag)
     cmd = [bbsim, "run", scenario, "--quiet", "--out", d,
            "--set", "outputs.timeline=false"] + common
-    for s in sets + (list(case[5]) if kind == "scenario" else []):
+    for s in sets:
         cmd += ["--set", s]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
@@ -166,25 +166,22 @@ def run_one(bbsim, case, row, seed, sets, threads, out, packet, packet_sets):
     j = pick_job(s["jobs"], job, name)
     # Study runs in milliseconds (their phases are short), ready scenarios in seconds.
     ms = 1.0 if kind == "scenario" else 1e3
-    if phase is not None:
-        phases = j["io_phases"]
-        if phase >= len(phases):
-            fail(f"{name}: job {j['name']} has {len(phases)} I/O phase(s), not {phase + 1}")
-        return {
-            "phase": phases[phase]["length_s"] * ms,
-            "hops": j["avg_hops"],
-            "nonminimal": 100 * j["nonminimal_fraction"],
-            "events": s["run"]["events"],
-            "wall": s["run"]["wall_s"],
-        }
-    return {
-        "phase": j["io_phase_s"] * ms,
-        "mean": j["time_in_io_mean_s"] * ms,
+    fig = {
         "hops": j["avg_hops"],
         "nonminimal": 100 * j["nonminimal_fraction"],
         "events": s["run"]["events"],
         "wall": s["run"]["wall_s"],
     }
+    if phase is None:
+        fig["phase"] = j["io_phase_s"] * ms
+        fig["mean"] = j["time_in_io_mean_s"] * ms
+    else:
+        # One I/O phase: its length; the summary gives no per-phase mean time in I/O.
+        phases = j["io_phases"]
+        if phase >= len(phases):
+            fail(f"{name}: job {j['name']} has {len(phases)} I/O phase(s), not {phase + 1}")
+        fig["phase"] = phases[phase]["length_s"] * ms
+    return fig
 
 
 def pick_job(jobs, job, case):
@@ -217,6 +214,17 @@ def scenario_case(spec):
     if rest:
         name += f" {rest.replace(':', ' phase ')}"
     return ("scenario", name, path, job, int(phase) if phase else None, tuple(overrides))
+
+
+def case_sets(case, study_sets, scenario_sets):
+    """The overrides of every row of `case`: none for a micro-benchmark, the study reduction
+    for a study run, and for a scenario the --set overrides and the case's own @KEY=VALUE."""
+    kind = case[0]
+    if kind == "micro":
+        return []
+    if kind == "study":
+        return study_sets
+    return scenario_sets + list(case[5])
 
 
 def spread(values):
@@ -284,7 +292,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         futures = {
             pool.submit(run_one, a.bbsim, c, u, s,
-                        {"micro": [], "study": sets, "scenario": a.sets or []}[c[0]],
+                        case_sets(c, sets, a.sets or []),
                         threads, out, a.packet,
                         a.packet_set):
             (c[1], u[0] if isinstance(u, tuple) else u, s)
