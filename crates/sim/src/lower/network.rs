@@ -73,11 +73,12 @@ fn need(map: &SourceMap, v: Option<u32>, key: &str, topo: &str) -> Result<u32, D
 }
 
 /// The shape keys of `[network]` and whether each is set, in the order they are checked.
-fn shape_keys(n: &NetworkSection) -> [(&'static str, bool); 10] {
+fn shape_keys(n: &NetworkSection) -> [(&'static str, bool); 11] {
     [
         ("levels", n.levels.is_some()),
         ("radix", n.radix.is_some()),
         ("taper", n.taper.is_some()),
+        ("edge_switches", n.edge_switches.is_some()),
         ("routers_per_group", n.routers_per_group.is_some()),
         (
             "global_links_per_router",
@@ -120,9 +121,14 @@ fn topology(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyCo
     }
 }
 
-/// A 2- or 3-level fat-tree (`radix`, `levels`, `taper`, `nodes`).
+/// A 2- or 3-level fat-tree (`radix`, `levels`, `taper`, `nodes`, `edge_switches`).
 fn fat_tree(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyConfig, Diagnostic> {
-    only_keys(map, n, "fat-tree", &["levels", "radix", "taper"])?;
+    only_keys(
+        map,
+        n,
+        "fat-tree",
+        &["levels", "radix", "taper", "edge_switches"],
+    )?;
     let levels = n.levels.unwrap_or(3);
     let radix = need(map, n.radix, "radix", "fat-tree")?;
     let full = if levels == 2 {
@@ -130,7 +136,10 @@ fn fat_tree(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyCo
     } else {
         u64::from(radix).pow(3) / 4
     };
-    let nodes = n.nodes.unwrap_or(u32::try_from(full).unwrap_or(u32::MAX));
+    let nodes = match n.edge_switches {
+        Some(edges) => nodes_on_edge_switches(map, n.nodes, edges, radix, full)?,
+        None => n.nodes.unwrap_or(u32::try_from(full).unwrap_or(u32::MAX)),
+    };
     Ok(TopologyConfig::FatTree(FatTreeConfig {
         levels: u8::try_from(levels).unwrap_or(u8::MAX),
         radix,
@@ -139,6 +148,49 @@ fn fat_tree(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyCo
         terminal: l.terminal,
         link: l.local,
     }))
+}
+
+/// The compute nodes of a fat-tree described by its edge switches that hold them
+/// (`network.edge_switches`; each takes `radix / 2` nodes, the tree filling them from the first):
+/// `nodes` when it is given and fills exactly that many edge switches, else every node port of
+/// those switches. Edge switches that hold only BB servers or I/O nodes are not counted.
+fn nodes_on_edge_switches(
+    map: &SourceMap,
+    nodes: Option<u32>,
+    edges: u32,
+    radix: u32,
+    full: u64,
+) -> Result<u32, Diagnostic> {
+    let per_edge = u64::from(radix / 2);
+    let in_tree = full / per_edge.max(1);
+    let key = "network.edge_switches";
+    if edges == 0 || u64::from(edges) > in_tree {
+        return Err(map.error_at(
+            key,
+            format!(
+                "edge_switches = {edges}: expected 1 to {in_tree}, the edge switches of the full \
+                 tree of radix {radix}"
+            ),
+        ));
+    }
+    match nodes {
+        None => Ok(u32::try_from(u64::from(edges) * per_edge).unwrap_or(u32::MAX)),
+        Some(n) => {
+            let filled = u64::from(n).div_ceil(per_edge);
+            if filled == u64::from(edges) {
+                Ok(n)
+            } else {
+                Err(map.error_at(
+                    key,
+                    format!(
+                        "edge_switches = {edges}, but nodes = {n} fill {filled} edge switches of \
+                         {per_edge} node ports each (radix {radix}); make them agree, or leave \
+                         one out"
+                    ),
+                ))
+            }
+        }
+    }
 }
 
 /// A canonical dragonfly (`routers_per_group` a, `terminals_per_router` p,

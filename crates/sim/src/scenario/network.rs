@@ -34,7 +34,8 @@ pub struct NetworkSection {
     /// Fat-tree switch radix (ports per switch).
     #[serde(default)]
     pub radix: Option<u32>,
-    /// Fat-tree edge switches (default: as many as the full tree has).
+    /// Fat-tree edge switches holding compute nodes, `radix / 2` each: gives `nodes` when that
+    /// is not set, and must agree with it when it is (BB-only edge switches are not counted).
     #[serde(default)]
     pub edge_switches: Option<u32>,
     /// Fat-tree tapering: edge down-links per up-link (1 = full bisection, 2 = 2:1).

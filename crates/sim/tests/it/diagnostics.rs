@@ -64,3 +64,45 @@ fn bad_override_names_the_set_argument() {
     assert_eq!(d.key.as_deref(), Some("simulation.threads"), "{d}");
     assert!(d.to_string().contains("--set simulation.threads=0"), "{d}");
 }
+
+/// `network.edge_switches` counts the fat-tree's edge switches holding compute nodes, `radix / 2`
+/// each: it gives `nodes` when that is left out, is a check when both are set, and is refused
+/// outside the tree or on another topology.
+#[test]
+fn edge_switches_give_or_check_the_node_count() {
+    use bbsim_sim::run::load_scenario_edited;
+    let path = scenario("quickstart.toml");
+    // The quickstart: radix 8 (4 node ports per edge switch), 120 nodes on 30 edge switches.
+    let nodes = |unset: &[&str], set: &[&str]| {
+        let unset: Vec<String> = unset.iter().map(|s| s.to_string()).collect();
+        load_scenario_edited(&path, &unset, &small_quickstart(set))
+            .map(|l| l.design.machine.compute_nodes)
+    };
+    assert_eq!(nodes(&[], &["network.edge_switches=30"]).ok(), Some(120));
+    assert_eq!(
+        nodes(&["network.nodes"], &["network.edge_switches=25"]).ok(),
+        Some(100),
+        "without nodes, 25 edge switches of 4 node ports hold 100 nodes"
+    );
+    for (set, want) in [
+        (
+            "network.edge_switches=29",
+            "edge_switches = 29, but nodes = 120 fill 30 edge switches of 4 node ports each",
+        ),
+        ("network.edge_switches=33", "expected 1 to 32"),
+        ("network.edge_switches=0", "expected 1 to 32"),
+    ] {
+        let d = nodes(&[], &[set]).expect_err(set);
+        assert_eq!(d.key.as_deref(), Some("network.edge_switches"), "{d}");
+        assert!(d.message.contains(want), "{set}: {d}");
+    }
+    let d = refused(
+        &scenario("cori-ior.toml"),
+        &["network.edge_switches=10".to_string()],
+    );
+    assert!(
+        d.message
+            .contains("`edge_switches` does not apply to topology = \"aries\""),
+        "{d}"
+    );
+}
