@@ -25,6 +25,16 @@
 //! themselves rather than in per-page bitmaps, which would make a page-table entry 32 bytes
 //! larger.
 //!
+//! Why not extents (one record per run of consecutive units): a run shares neither a device nor
+//! an address range. The server takes each unit's logical address from its SSD's allocator in
+//! the order writes arrive (ranks write their files at the same time, so one file's units
+//! interleave with others' in address space) and gives freed addresses back for reuse, and a
+//! file's chunks alternate over the server's SSDs. An extent would have to carry every unit's
+//! address, or the allocator would have to hand out per-file address ranges, which changes what
+//! the SSDs are asked to write (their TRIM and garbage collection follow the addresses). The
+//! pages above keep the per-unit address at 7 bytes a unit and meet the memory budget
+//! (docs/performance.md: the largest study run peaks at 1.51 GB).
+//!
 //! Why not one ordered map: a full-scale DataWarp server holds tens of thousands of units
 //! (77 TB in 8 MiB units over 140 servers is about 65,000 each) and every 1 MiB transfer looks
 //! its unit up several times. In an ordered tree each lookup walks four or five nodes that are
