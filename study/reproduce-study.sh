@@ -27,12 +27,15 @@
 # Other environment variables:
 #   BBSIM=path                 the bbsim binary (default: `bbsim` on PATH, then
 #                              $CARGO_TARGET_DIR/release/bbsim, then target/release/bbsim)
-#   STUDY_JOBS=N               runs at the same time within a sweep (default 1). Memory: at
-#                              full scale a run holds about 30-46 bytes per 128 KiB unit
-#                              written (GTC alone on a global BB: 1.8 GB measured, 2.4 GB
-#                              with an unused drain queue, before servers kept it only where something can drain; GTC+S3D+HACC
-#                              3.2 GB, 4.4 GB before; docs/performance.md), so 2 at once
-#                              should fit a 16 GB laptop
+#   STUDY_JOBS=N               runs at the same time (default 1): N sweeps at once, one run
+#                              at a time each, so no core waits while a sweep's last run
+#                              finishes; a plan of fewer than N sweeps runs each sweep's
+#                              runs N / sweeps at a time. Sweeps end in any order; every
+#                              sweep started is a line of OUTPUT_DIR/sweeps.txt, every failed
+#                              one of failed.txt. Memory: at full scale a run holds about
+#                              8 bytes per 128 KiB unit written (the largest run of the matrix
+#                              peaks at 1.5 GB; docs/performance.md), so 2 at once fit an
+#                              8 GB laptop
 #   STUDY_PACKET_SIZE=size     network packet size (default 4KiB, moved in 64 KiB units: the
 #                              model checked against 4 KiB packets one at a time in
 #                              docs/network.md, "Convergence"; 64KiB with
@@ -393,11 +396,13 @@ study_sweep() {
 
 # Runs one sweep of the matrix (study_sweep on the composed scenario $scn into DIR with the
 # options after LABEL) and reports it: 0 when it ran, 3 when it was only planned ("LABEL:
-# planned"), 1 when it failed (archived, added to FAILED, the tail of its log shown).
+# planned"), 1 when it failed (archived, listed in $OUT/failed.txt, the tail of its log shown).
+# Every sweep started is a line of $OUT/sweeps.txt. (Files, not variables: sweeps may run in
+# background subshells, and a line this short is appended whole.)
 matrix_sweep() { # dir label options...
     local dir=$1 label=$2 rc=0
     shift 2
-    SWEEPS=$((SWEEPS + 1))
+    echo "$label" >>"$OUT/sweeps.txt"
     study_sweep "$scn" "$dir" "$@" || rc=$?
     case $rc in
     0) return 0 ;;
@@ -407,16 +412,19 @@ matrix_sweep() { # dir label options...
         ;;
     esac
     study_archive_sweep "$dir" "${dir##*/}"
-    FAILED="$FAILED ${dir##*/}"
+    echo "${dir##*/}" >>"$OUT/failed.txt"
     echo "FAILED $label (see $dir.log):" >&2
     tail -n 5 "$dir.log" >&2
     return 1
 }
 
-FAILED=""
-SWEEPS=0
-while read -r sys pl mix OVH <&3; do
-    [ -n "$sys" ] || continue
+# One line of the plan: the sweep of system $1, placement $2, mix $3 over overheads $4, its
+# timeline figure and archive, and with STUDY_CONTROLS its control sweep.
+plan_line() {
+    local sys=$1 pl=$2 mix=$3 OVH=$4
+    local MID MIXFILE scn dir njobs t0 rc=0 run title k
+    local -a APART
+    [ -n "$sys" ] || return 0
     MID=$(echo "$OVH" | awk -F, '{ print (NF >= 2 ? $2 : $1) }')
     MIXFILE=$ROOT/scenarios/study/$mix.toml
     scn=$(compose "$sys" "$pl" "$mix")
@@ -426,16 +434,16 @@ while read -r sys pl mix OVH <&3; do
     njobs=$(jobs_of "$MIXFILE" | wc -l)
     if [ "$CONTROLS" = only ]; then
         # Only the control runs: a mix of one job has none.
-        [ "$njobs" -ge 2 ] || continue
+        [ "$njobs" -ge 2 ] || return 0
     else
         t0=$(date +%s)
         rc=0
         matrix_sweep "$dir" "$sys $pl $mix" --vary "burst_buffer.ssd.op_overhead=$OVH" \
             "${SETS[@]}" || rc=$?
         if [ "$rc" = 3 ]; then
-            [ "$CONTROLS" = 1 ] && [ "$njobs" -ge 2 ] || continue
+            [ "$CONTROLS" = 1 ] && [ "$njobs" -ge 2 ] || return 0
         elif [ "$rc" != 0 ]; then
-            continue
+            return 0
         fi
     fi
     if [ "$CONTROLS" != only ] && [ "$rc" != 3 ]; then
@@ -449,7 +457,7 @@ while read -r sys pl mix OVH <&3; do
         [ "$KEEP" = 1 ] || rm -f "$dir"/run-*/timeline.csv
         study_archive_sweep "$dir" "$sys-$pl-$mix"
         echo "$sys $pl $mix: $(($(date +%s) - t0)) s"
-        [ "$CONTROLS" = 1 ] && [ "$njobs" -ge 2 ] || continue
+        [ "$CONTROLS" = 1 ] && [ "$njobs" -ge 2 ] || return 0
     fi
     # The control: every job on its nodes of the mix, each 10^6 s after the previous, the first
     # one at a token size (its control is its run alone, which the mix of one job makes).
@@ -462,13 +470,43 @@ while read -r sys pl mix OVH <&3; do
     esac
     t0=$(date +%s)
     matrix_sweep "$dir+control" "$sys $pl $mix control" \
-        --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" "${APART[@]}" || continue
+        --vary "burst_buffer.ssd.op_overhead=$OVH" "${SETS[@]}" "${APART[@]}" || return 0
     [ "$KEEP" = 1 ] || rm -f "$dir+control"/run-*/timeline.csv
     study_archive_sweep "$dir+control" "$sys-$pl-$mix+control"
     echo "$sys $pl $mix control: $(($(date +%s) - t0)) s"
+}
+
+# Sweeps at once: STUDY_JOBS runs share the cores as whole sweeps, one run at a time each, so
+# that no core idles while a sweep's last run finishes (a sweep has 2-3 runs); a plan of
+# fewer sweeps than STUDY_JOBS gives each sweep its share of them. Planning for Slurm runs
+# nothing and appends to one list, so it goes one sweep at a time.
+NSWEEPS=$(echo "$PLAN" | grep -c .)
+PARALLEL=$JOBS
+[ "$NSWEEPS" -ge "$PARALLEL" ] || PARALLEL=$NSWEEPS
+[ "$SLURM" = 0 ] || PARALLEL=1
+[ "$PARALLEL" -ge 1 ] || PARALLEL=1
+JOBS=$((JOBS / PARALLEL))
+[ "$JOBS" -ge 1 ] || JOBS=1
+: >"$OUT/sweeps.txt"
+: >"$OUT/failed.txt"
+: >"$OUT/stopped.txt"
+while read -r sys pl mix OVH <&3; do
+    [ -n "$sys" ] || continue
+    if [ "$PARALLEL" = 1 ]; then
+        plan_line "$sys" "$pl" "$mix" "$OVH"
+    else
+        while [ "$(jobs -pr | wc -l)" -ge "$PARALLEL" ]; do wait -n || true; done
+        # A sweep's subshell that stops (die) is listed, and the script stops after the others.
+        { (plan_line "$sys" "$pl" "$mix" "$OVH") || echo "$sys $pl $mix" >>"$OUT/stopped.txt"; } 3<&- &
+    fi
 done 3<<PLAN_END
 $PLAN
 PLAN_END
+wait
+SWEEPS=$(wc -l <"$OUT/sweeps.txt")
+FAILED=$(tr '\n' ' ' <"$OUT/failed.txt" | sed 's/ *$//; s/^./ &/')
+[ ! -s "$OUT/stopped.txt" ] || die "stopped by an error in the sweeps of: $(tr '\n' ';' <"$OUT/stopped.txt" | sed 's/;$//')"
+rm -f "$OUT/stopped.txt"
 
 if [ "$SLURM" = plan ]; then
     [ -z "$FAILED" ] || die "planning failed for:$FAILED"

@@ -940,6 +940,74 @@ fn reproduce_script_runs_the_sweeps_of_a_list() {
             "summit grouped gtc-ior 20us"
         ]
     );
+    // Two runs at a time are the two sweeps side by side: the same results, both listed, none
+    // failed.
+    let out2 = base.join("out2");
+    let done = std::process::Command::new("bash")
+        .arg(repo().join("study/reproduce-study.sh"))
+        .arg(&out2)
+        .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
+        .env("STUDY_SCALE", "smoke")
+        .env("STUDY_RUNS", &plan)
+        .env("STUDY_JOBS", "2")
+        .output()
+        .expect("bash runs the script");
+    assert_ok(&done);
+    assert_eq!(
+        results_of(&out2.join("sweep.csv")),
+        results_of(&out.join("sweep.csv"))
+    );
+    let mut started: Vec<String> = std::fs::read_to_string(out2.join("sweeps.txt"))
+        .expect("sweeps.txt")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    started.sort();
+    assert_eq!(started, ["summit global gtc", "summit grouped gtc-ior"]);
+    assert_eq!(
+        std::fs::read_to_string(out2.join("failed.txt")).expect("failed.txt"),
+        ""
+    );
+    // A sweep side by side with another that stops the script (here: its timeline cannot be
+    // drawn) lets the other finish, then the script fails naming it.
+    let broken = base.join("bbsim-no-plot");
+    std::fs::write(
+        &broken,
+        format!(
+            "#!/bin/sh\ncase \"$1 $2 $3\" in plot*gtc-ior*) echo 'no plot here' >&2; exit 1 ;; esac\nexec '{}' \"$@\"\n",
+            env!("CARGO_BIN_EXE_bbsim")
+        ),
+    )
+    .expect("write");
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&broken)
+        .status()
+        .expect("chmod");
+    let stopped = std::process::Command::new("bash")
+        .arg(repo().join("study/reproduce-study.sh"))
+        .arg(base.join("out3"))
+        .env("BBSIM", &broken)
+        .env("STUDY_SCALE", "smoke")
+        .env("STUDY_RUNS", &plan)
+        .env("STUDY_JOBS", "2")
+        .output()
+        .expect("bash runs the script");
+    assert!(!stopped.status.success());
+    let e = String::from_utf8_lossy(&stopped.stderr);
+    assert!(e.contains("drawing the timeline of"), "{e}");
+    assert!(
+        e.contains("stopped by an error in the sweeps of: summit grouped gtc-ior\n"),
+        "{e}"
+    );
+    assert!(
+        base.join("out3/runs/summit-global-gtc/sweep.csv").is_file(),
+        "the other sweep finished"
+    );
+    assert!(
+        !base.join("out3/sweep.csv").exists(),
+        "no results after a stop"
+    );
     std::fs::write(&plan, "summit global gtc 20us\nsummit global gtc 0us\n").expect("write");
     let bad = std::process::Command::new("bash")
         .arg(repo().join("study/reproduce-study.sh"))
