@@ -142,22 +142,31 @@ fn packets_per(cfg: &NetworkConfig, bytes: Option<u32>, param: NetParam) -> Resu
 
 /// The unit size in bytes: `unit_size`, checked, or one packet.
 fn unit_size(cfg: &NetworkConfig) -> Result<u32, NetError> {
-    let Some(u) = cfg.unit_size else {
-        return Ok(cfg.packet_size);
-    };
-    let ps = cfg.packet_size;
-    let packets = u / ps;
-    if u < ps || u % ps != 0 || packets > MAX_UNIT_PACKETS || u > MAX_PACKET_SIZE {
-        return Err(NetError::invalid(
-            NetParam::UnitSize,
-            format!(
-                "a whole number of packets (packet_size = {ps} bytes), at most \
-                 {MAX_UNIT_PACKETS} packets and 64 MiB"
-            ),
-            format!("{u} bytes"),
-        ));
+    match cfg.unit_size {
+        None => Ok(cfg.packet_size),
+        Some(u) => checked_unit_size(cfg.packet_size, u64::from(u)),
     }
-    Ok(u)
+}
+
+/// A unit size in bytes ([`NetworkConfig::unit_size`]) for packets of `packet_size` bytes,
+/// checked: a whole number of packets, at most [`MAX_UNIT_PACKETS`] of them and
+/// [`MAX_PACKET_SIZE`] bytes.
+pub fn checked_unit_size(packet_size: u32, bytes: u64) -> Result<u32, NetError> {
+    let ps = u64::from(packet_size.max(1));
+    let whole = bytes >= ps && bytes % ps == 0 && bytes / ps <= u64::from(MAX_UNIT_PACKETS);
+    u32::try_from(bytes)
+        .ok()
+        .filter(|&u| whole && u <= MAX_PACKET_SIZE)
+        .ok_or_else(|| {
+            NetError::invalid(
+                NetParam::UnitSize,
+                format!(
+                    "a whole number of packets (packet_size = {ps} bytes), at most \
+                     {MAX_UNIT_PACKETS} packets and 64 MiB"
+                ),
+                format!("{bytes} bytes"),
+            )
+        })
 }
 
 /// Longest serialisation (ps) of one full packet on the slowest link: one hour. It keeps packet

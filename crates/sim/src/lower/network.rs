@@ -14,7 +14,7 @@ use bbsim_topology::dragonfly::DragonflyConfig;
 use bbsim_topology::fattree::FatTreeConfig;
 use bbsim_topology::link::LinkParams;
 use bbsim_topology::network::{
-    packet_size, NetworkConfig, MAX_HEADER_BYTES, MAX_PACKET_SIZE, MAX_UNIT_PACKETS,
+    checked_unit_size, packet_size, NetworkConfig, MAX_HEADER_BYTES, MAX_PACKET_SIZE,
 };
 use bbsim_topology::routing::Routing;
 use bbsim_topology::topology::TopologyConfig;
@@ -325,27 +325,7 @@ fn packets(s: &Scenario, map: &SourceMap) -> Result<(u32, u32, Option<u32>), Dia
                 "applies to the packet model only (network.model = \"packet\")",
             ))
         }
-        Some(u) => {
-            let p = u64::from(packet);
-            let ok = u.0 >= p && u.0 % p == 0 && u.0 / p <= u64::from(MAX_UNIT_PACKETS);
-            match u32::try_from(u.0)
-                .ok()
-                .filter(|&v| ok && v <= MAX_PACKET_SIZE)
-            {
-                Some(v) => Some(v),
-                None => {
-                    return Err(map.error_at(
-                        "simulation.unit_size",
-                        format!(
-                            "must be a whole number of packets (packet_size {}), at most \
-                             {MAX_UNIT_PACKETS} packets and 64MiB, got {}",
-                            format_bytes(p),
-                            format_bytes(u.0)
-                        ),
-                    ))
-                }
-            }
-        }
+        Some(u) => Some(checked_unit_size(packet, u.0).map_err(|e| net_error(map, e))?),
     };
     Ok((packet, vc_buffer, unit))
 }

@@ -22,8 +22,8 @@ fn bad_unit_sizes_are_refused_naming_the_key() {
     for (value, expected) in [
         ("\"2KiB\"", "whole number of packets"),
         ("\"6KiB\"", "whole number of packets"),
-        ("\"1GiB\"", "64MiB"),
-        ("\"256MiB\"", "64MiB"),
+        ("\"1GiB\"", "64 MiB"),
+        ("\"256MiB\"", "64 MiB"),
     ] {
         let set = format!("simulation.unit_size={value}");
         let d = match load_scenario(&path, &small_quickstart(&[&set])) {
