@@ -484,6 +484,11 @@ NSWEEPS=$(echo "$PLAN" | grep -c .)
 PARALLEL=$JOBS
 [ "$NSWEEPS" -ge "$PARALLEL" ] || PARALLEL=$NSWEEPS
 [ "$SLURM" = 0 ] || PARALLEL=1
+# Waiting for whichever sweep ends first needs bash 4.3 (wait -n); older shells run one sweep
+# at a time with all STUDY_JOBS runs in it, as before.
+if [ "${BASH_VERSINFO[0]}" -lt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -lt 3 ]; }; then
+    PARALLEL=1
+fi
 [ "$PARALLEL" -ge 1 ] || PARALLEL=1
 JOBS=$((JOBS / PARALLEL))
 [ "$JOBS" -ge 1 ] || JOBS=1
