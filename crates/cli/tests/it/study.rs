@@ -481,6 +481,8 @@ fn reproduce_script_control_runs_keep_the_mix_s_nodes_and_put_the_jobs_apart() {
             ("STUDY_MIXES", "gtc gtc-ior"),
             ("STUDY_OVERHEADS_FATTREE", "20us"),
             ("STUDY_CONTROLS", "1"),
+            // The two sweeps side by side, the control inside its mix's.
+            ("STUDY_JOBS", "2"),
         ],
     );
     let sweep = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
