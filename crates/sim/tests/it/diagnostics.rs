@@ -96,6 +96,9 @@ fn edge_switches_give_or_check_the_node_count() {
         assert_eq!(d.key.as_deref(), Some("network.edge_switches"), "{d}");
         assert!(d.message.contains(want), "{set}: {d}");
     }
+    // A radix no fat-tree has is named as such, not as a count of edge switches.
+    let d = nodes(&[], &["network.radix=3", "network.edge_switches=1"]).expect_err("radix 3");
+    assert_eq!(d.key.as_deref(), Some("network.radix"), "{d}");
     let d = refused(
         &scenario("cori-ior.toml"),
         &["network.edge_switches=10".to_string()],
