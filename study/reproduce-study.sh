@@ -203,6 +203,7 @@ fi
 case $NET_MODEL in packet | path | flow) ;; *) die "STUDY_NETWORK_MODEL=$NET_MODEL: expected packet, path or flow" ;; esac
 case $SSD_MODEL in per-ssd | array) ;; *) die "STUDY_SSD_MODEL=$SSD_MODEL: expected per-ssd or array" ;; esac
 JOBS=${STUDY_JOBS:-1}
+case $JOBS in '' | *[!0-9]* | 0 | 0*) die "STUDY_JOBS=$JOBS: expected a whole number of runs at once, 1 or more" ;; esac
 HUGE=${STUDY_HUGE_PAGES:-1}
 case $HUGE in
 1) [ -n "${GLIBC_TUNABLES:-}" ] || export GLIBC_TUNABLES=glibc.malloc.hugetlb=1 ;;

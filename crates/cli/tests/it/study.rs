@@ -437,6 +437,15 @@ fn reproduce_script_says_what_is_wrong() {
         e.contains("STUDY_SCALE=tiny: expected full or smoke"),
         "{e}"
     );
+    for jobs in ["0", "two", "-1"] {
+        let e = run(&[("BBSIM", bin), ("STUDY_JOBS", jobs)], &[dir]);
+        assert!(
+            e.contains(&format!(
+                "STUDY_JOBS={jobs}: expected a whole number of runs at once, 1 or more"
+            )),
+            "{e}"
+        );
+    }
     let e = run(&[("BBSIM", bin), ("STUDY_CONTROLS", "yes")], &[dir]);
     assert!(
         e.contains("STUDY_CONTROLS=yes: expected 0, 1 or only"),
