@@ -259,6 +259,59 @@ fn ordered_set_bytes(len: usize) -> usize {
     (len / 5 + 1) * 104
 }
 
+/// A file's page numbers on one server, in order. Most files a server holds fill one page
+/// (a study run with a file per rank and step puts millions of one-unit files on the servers),
+/// so one page is kept inline and only a second one makes an ordered set: an empty
+/// `BTreeSet` costs nothing, but its first key allocates a 104-byte node.
+#[derive(Clone, Debug)]
+enum PageList {
+    One(u64),
+    Many(BTreeSet<u64>),
+}
+
+impl PageList {
+    /// Adds page `pg` (absent).
+    fn insert(&mut self, pg: u64) {
+        match self {
+            PageList::One(first) => {
+                let set = BTreeSet::from([*first, pg]);
+                *self = PageList::Many(set);
+            }
+            PageList::Many(set) => {
+                set.insert(pg);
+            }
+        }
+    }
+
+    /// Removes page `pg`; returns whether no page is left.
+    fn remove(&mut self, pg: u64) -> bool {
+        match self {
+            PageList::One(first) => *first == pg,
+            PageList::Many(set) => {
+                set.remove(&pg);
+                set.is_empty()
+            }
+        }
+    }
+
+    /// The pages in order.
+    fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        let (one, many) = match self {
+            PageList::One(pg) => (Some(*pg), None),
+            PageList::Many(set) => (None, Some(set.iter().copied())),
+        };
+        one.into_iter().chain(many.into_iter().flatten())
+    }
+
+    /// Heap bytes beside the list itself.
+    fn heap_bytes(&self) -> usize {
+        match self {
+            PageList::One(_) => 0,
+            PageList::Many(set) => ordered_set_bytes(set.len()),
+        }
+    }
+}
+
 /// A BB server's allocated units: settled ones in 7-byte slots in pages, active ones also in
 /// a side map with their whole [`Unit`] record.
 #[derive(Clone, Debug)]
@@ -266,7 +319,7 @@ pub struct UnitTable {
     /// The allocation unit (bytes): a settled unit is dirty in `[0, unit_bytes)` or clean.
     unit_bytes: u64,
     pages: FxHashMap<PageKey, Page>,
-    files: FxHashMap<(u32, u64), BTreeSet<u64>>,
+    files: FxHashMap<(u32, u64), PageList>,
     /// The records of the active units.
     active: FxHashMap<UnitKey, Unit>,
     len: usize,
@@ -329,7 +382,12 @@ impl UnitTable {
         let (pk, bit) = locate(&key);
         let files = &mut self.files;
         let page = self.pages.entry(pk).or_insert_with(|| {
-            files.entry((pk.0, pk.1)).or_default().insert(pk.2);
+            match files.entry((pk.0, pk.1)) {
+                Entry::Occupied(mut e) => e.get_mut().insert(pk.2),
+                Entry::Vacant(e) => {
+                    e.insert(PageList::One(pk.2));
+                }
+            }
             Page::default()
         });
         if !page.has(bit) {
@@ -390,10 +448,9 @@ impl UnitTable {
         self.len -= 1;
         if page.present == 0 {
             self.pages.remove(&pk);
-            if let Some(set) = self.files.get_mut(&(pk.0, pk.1)) {
-                set.remove(&pk.2);
-                if set.is_empty() {
-                    self.files.remove(&(pk.0, pk.1));
+            if let Entry::Occupied(mut e) = self.files.entry((pk.0, pk.1)) {
+                if e.get_mut().remove(pk.2) {
+                    e.remove();
                 }
             }
         }
@@ -406,11 +463,11 @@ impl UnitTable {
 
     /// The keys of `file`'s units in allocation `alloc`, in unit-index order.
     pub fn file_keys(&self, alloc: u32, file: u64) -> Vec<UnitKey> {
-        let Some(set) = self.files.get(&(alloc, file)) else {
+        let Some(list) = self.files.get(&(alloc, file)) else {
             return Vec::new();
         };
         let mut keys = Vec::new();
-        for &pg in set {
+        for pg in list.iter() {
             let mut bits = self.pages[&(alloc, file, pg)].present;
             while bits != 0 {
                 let bit = u64::from(bits.trailing_zeros());
@@ -456,11 +513,7 @@ impl UnitTable {
             .values()
             .map(|p| p.slots.len() * size_of::<Slot>())
             .sum();
-        let lists: usize = self
-            .files
-            .values()
-            .map(|s| ordered_set_bytes(s.len()))
-            .sum();
+        let lists: usize = self.files.values().map(PageList::heap_bytes).sum();
         let ranges: usize = self.active.values().map(|u| u.dirty.heap_bytes()).sum();
         hash_table_bytes(&self.pages)
             + slots
@@ -735,6 +788,53 @@ mod tests {
             "empty pages and file lists are dropped"
         );
         assert!(!t.contains_key(&(1, 5, 0)) && t.contains_key(&(1, 6, 3)));
+    }
+
+    #[test]
+    fn a_file_over_several_pages_lists_them_in_order_and_drops_them_empty() {
+        let mut t = UnitTable::new(UNIT);
+        let idx = [10 * PAGE_UNITS + 5, 3, 3 * PAGE_UNITS + 1, 10 * PAGE_UNITS];
+        for &i in &idx {
+            t.get_or_insert_with((0, 9, i), || fresh(0, i as u32));
+        }
+        let mut want: Vec<UnitKey> = idx.iter().map(|&i| (0, 9, i)).collect();
+        want.sort_unstable();
+        assert_eq!(t.file_keys(0, 9), want);
+        assert_eq!(t.keys(), want);
+        // Down to one page, then none.
+        t.remove(&(0, 9, 3));
+        t.remove(&(0, 9, 3 * PAGE_UNITS + 1));
+        assert_eq!(
+            t.file_keys(0, 9),
+            vec![(0, 9, 10 * PAGE_UNITS), (0, 9, 10 * PAGE_UNITS + 5)]
+        );
+        t.get_or_insert_with((0, 9, 1), || fresh(0, 1));
+        assert_eq!(
+            t.file_keys(0, 9)[0],
+            (0, 9, 1),
+            "a page added again comes first"
+        );
+        for i in [1, 10 * PAGE_UNITS, 10 * PAGE_UNITS + 5] {
+            t.remove(&(0, 9, i));
+        }
+        assert!(t.is_empty() && t.files.is_empty() && t.pages.is_empty());
+    }
+
+    #[test]
+    fn a_hundred_thousand_one_unit_files_take_under_200_bytes_each() {
+        // A file per rank and step, one unit of it on this server: the page list stays inline
+        // (an ordered set would add a 104-byte node per file).
+        let mut t = UnitTable::new(UNIT);
+        let n: u64 = 100_000;
+        for f in 0..n {
+            let key = (0, f, 0);
+            let u = t.get_or_insert_with(key, || fresh((f % 18) as u16, f as u32));
+            u.dirty.insert(0, UNIT);
+            compact(&mut t, &key);
+        }
+        let per_file = t.heap_bytes() as f64 / n as f64;
+        assert!(per_file < 200.0, "{per_file:.1} bytes per one-unit file");
+        assert_eq!(t.keys().len(), n as usize);
     }
 
     #[test]
