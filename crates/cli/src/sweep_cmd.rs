@@ -6,6 +6,7 @@ use crate::run_cmd::{
 };
 use crate::sweep_plan::{self, PointRecord};
 use bbsim_engine::Threads;
+use bbsim_sim::output::cost::Cost;
 use bbsim_sim::output::sweep::{sweep_csv, tidy, RunFigures, SweepPlan, SweepRun};
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
 use bbsim_sim::run::{load_scenario_edited, Loaded};
@@ -198,23 +199,16 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
         ))
     });
     crate::out_dir::check(&out)?;
+    drop(base);
     let plan = SweepPlan::new(vars);
     // Validate every combination before running any.
-    let loaded = (0..plan.len())
-        .map(|i| {
-            let mut sets = plan.overrides(i, &a.set);
-            // Varied values are named `--vary key=value` in messages.
-            for v in &mut sets[a.set.len()..] {
-                v.insert_str(0, bbsim_sim::diag::VARY_ORIGIN);
-            }
-            load_scenario_edited(&path, &a.unset, &sets)
-                .map_err(|d| format!("{d}\n(in the sweep combination {})", sets.join(" ")))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    if !a.quiet {
-        for (i, l) in loaded.iter().enumerate() {
-            warn_unused(l, Some(&plan.dir_name(i)));
+    let mut checked = Vec::with_capacity(plan.len());
+    for i in 0..plan.len() {
+        let l = load_point(a, &plan, &path, i)?;
+        if !a.quiet {
+            warn_unused(&l, Some(&plan.dir_name(i)));
         }
+        checked.push(Checked::of(l)?);
     }
     if let Some(dir) = &a.plan {
         let file = sweep_plan::write_plan(dir, &path, builtin, &a.unset, &a.set, &plan, a.threads)?;
@@ -231,11 +225,7 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
         }
         return Ok(());
     }
-    let digests = loaded
-        .iter()
-        .map(sweep_plan::point_digest)
-        .collect::<Result<Vec<_>, _>>()?;
-    let (runs, kept) = run_all(a, &plan, &loaded, &digests, &out)?;
+    let (runs, kept) = run_all(a, &plan, &checked, &out)?;
     let failed = runs.iter().filter(|r| r.outcome.is_err()).count();
     let written = write_tables(&out, &plan, &runs)?;
     if !a.quiet {
@@ -306,9 +296,84 @@ fn finished_earlier(plan: &SweepPlan, i: usize, digest: &str, out: &Path) -> Opt
     })
 }
 
-/// Runs the points of `plan` (`loaded`, in plan order, with their scenario digests) that have
-/// not finished in `out` before (all of them with `--force`) on `--jobs` workers, each into
-/// its directory under `out`. Each finished point is recorded in `out/points/` and
+/// A validated point of a sweep, kept without its lowered design while it waits to run: at
+/// the study's full scale a design holds hundreds of MB of generated workload, and the points
+/// of a sweep were all held at once (the study's LAMMPS sweep peaked at 2.8 GB against 2.0 GB
+/// for one point). The scenario stays in memory as validated, so edits to its files during
+/// the sweep change nothing; the design is lowered again from it when the point runs, and a
+/// data file it reads (a trace, an allocation list) that changed meanwhile fails the point.
+struct Checked {
+    scenario: bbsim_sim::scenario::Scenario,
+    written: bbsim_sim::scenario::Scenario,
+    map: bbsim_sim::diag::SourceMap,
+    path: PathBuf,
+    /// The point's scenario digest ([`sweep_plan::point_digest`]).
+    digest: String,
+    /// Its burst-buffer design's cost.
+    cost: Cost,
+}
+
+impl Checked {
+    /// Keeps what running `l` again needs, its digest and cost; drops its design.
+    fn of(l: Loaded) -> Result<Self, String> {
+        let digest = sweep_plan::point_digest(&l)?;
+        let cost = l.cost();
+        let Loaded {
+            scenario,
+            written,
+            map,
+            path,
+            ..
+        } = l;
+        Ok(Checked {
+            scenario,
+            written,
+            map,
+            path,
+            digest,
+            cost,
+        })
+    }
+
+    /// The point loaded again: its design lowered from the validated scenario, and its digest
+    /// checked against the one taken at validation.
+    fn load(&self) -> Result<Loaded, String> {
+        let base = self.path.parent().unwrap_or_else(|| Path::new("."));
+        let design =
+            bbsim_sim::lower::lower(&self.scenario, &self.map, base).map_err(|d| d.to_string())?;
+        let l = Loaded {
+            scenario: self.scenario.clone(),
+            written: self.written.clone(),
+            unused: Vec::new(),
+            map: self.map.clone(),
+            design,
+            path: self.path.clone(),
+        };
+        if sweep_plan::point_digest(&l)? != self.digest {
+            return Err(format!(
+                "a file this point reads changed after the sweep started ({} or the traces and \
+                 node lists it names); run the sweep again to run it with the new contents",
+                self.path.display()
+            ));
+        }
+        Ok(l)
+    }
+}
+
+/// Loads point `i` of `plan` over the scenario at `path`, its varied values named
+/// `--vary key=value` in messages.
+fn load_point(a: &SweepArgs, plan: &SweepPlan, path: &Path, i: usize) -> Result<Loaded, String> {
+    let mut sets = plan.overrides(i, &a.set);
+    for v in &mut sets[a.set.len()..] {
+        v.insert_str(0, bbsim_sim::diag::VARY_ORIGIN);
+    }
+    load_scenario_edited(path, &a.unset, &sets)
+        .map_err(|d| format!("{d}\n(in the sweep combination {})", sets.join(" ")))
+}
+
+/// Runs the points of `plan` (validated in `checked`, in plan order) that have not finished
+/// in `out` before (all of them with `--force`) on `--jobs` workers, each into its directory
+/// under `out`. Each finished point is recorded in `out/points/` and
 /// `sweep.csv` is rewritten with every point finished so far, so an interrupted sweep leaves
 /// a valid partial table and running it again runs only the missing points. Returns the
 /// runs in point order and how many were kept from before; error if the user interrupted
@@ -316,13 +381,12 @@ fn finished_earlier(plan: &SweepPlan, i: usize, digest: &str, out: &Path) -> Opt
 fn run_all(
     a: &SweepArgs,
     plan: &SweepPlan,
-    loaded: &[Loaded],
-    digests: &[String],
+    checked: &[Checked],
     out: &Path,
 ) -> Result<(Vec<SweepRun>, usize), String> {
     let n = plan.len();
     let slots: Vec<Option<SweepRun>> = (0..n)
-        .map(|i| (!a.force).then(|| finished_earlier(plan, i, &digests[i], out))?)
+        .map(|i| (!a.force).then(|| finished_earlier(plan, i, &checked[i].digest, out))?)
         .collect();
     let todo: Vec<usize> = (0..n).filter(|&i| slots[i].is_none()).collect();
     let kept = n - todo.len();
@@ -345,7 +409,7 @@ fn run_all(
                 }
                 let i = todo[k];
                 let started = std::time::Instant::now();
-                let run = run_one(a, plan, i, &loaded[i], out);
+                let run = run_one(a, plan, i, &checked[i], out);
                 if run.outcome.is_err() && INTERRUPTED.load(Ordering::SeqCst) {
                     return; // cancelled half-way: not a result
                 }
@@ -353,7 +417,7 @@ fn run_all(
                 let rec = PointRecord {
                     cost: run.cost.clone(),
                     outcome: run.outcome.clone(),
-                    scenario_digest: Some(digests[i].clone()),
+                    scenario_digest: Some(checked[i].digest.clone()),
                 };
                 let record = sweep_plan::record_path(out, &run.dir);
                 if let Err(e) = sweep_plan::write_record(&record, &rec) {
@@ -390,19 +454,21 @@ fn run_all(
     Ok((runs, kept))
 }
 
-/// Runs combination `i` of `plan` into its directory under `out`.
-fn run_one(a: &SweepArgs, plan: &SweepPlan, i: usize, l: &Loaded, out: &Path) -> SweepRun {
+/// Runs combination `i` of `plan` (validated as `c`) into its directory under `out`.
+fn run_one(a: &SweepArgs, plan: &SweepPlan, i: usize, c: &Checked, out: &Path) -> SweepRun {
     let dir = plan.dir_name(i);
-    let threads = threads_per_run(a.threads.unwrap_or(l.scenario.simulation.threads), a.jobs);
     let started = std::time::Instant::now();
-    let outcome = run_loaded(l, threads, &out.join(&dir), false).map(|(_, _, f)| {
-        RunFigures::of(&f.results, f.stats.events, started.elapsed().as_secs_f64())
+    let outcome = c.load().and_then(|l| {
+        let threads = threads_per_run(a.threads.unwrap_or(l.scenario.simulation.threads), a.jobs);
+        run_loaded(&l, threads, &out.join(&dir), false).map(|(_, _, f)| {
+            RunFigures::of(&f.results, f.stats.events, started.elapsed().as_secs_f64())
+        })
     });
     SweepRun {
         index: i,
         values: plan.combos[i].clone(),
         dir,
-        cost: l.cost(),
+        cost: c.cost.clone(),
         outcome,
     }
 }
@@ -508,6 +574,40 @@ fn planned(a: &SweepArgs) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A point waiting to run keeps its scenario as validated (an edit of the file changes
+    /// nothing) and is lowered again when it runs; a data file it reads that changed
+    /// meanwhile (here its node list) fails it, naming the reason.
+    #[test]
+    fn a_waiting_point_runs_as_validated_or_says_what_changed() {
+        let dir = std::env::temp_dir().join(format!("bbsim-sweep-checked-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let scn = dir.join("q.toml");
+        let quickstart = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/quickstart.toml");
+        std::fs::copy(quickstart, &scn).expect("copy");
+        std::fs::write(dir.join("nodes.txt"), "0 1\n").expect("write");
+        let sets: Vec<String> = [
+            "jobs.0.ranks=12",
+            "jobs.0.block_size=2MiB",
+            "jobs.0.allocation=\"file\"",
+            "jobs.0.allocation_file=\"nodes.txt\"",
+            "jobs.1.ranks=12",
+            "jobs.1.bytes_per_rank=2MiB",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let l = load_scenario_edited(&scn, &[], &sets).expect("valid");
+        let nodes = l.design.jobs.nodes[0].clone();
+        let c = Checked::of(l).expect("digest");
+        std::fs::write(&scn, "not a scenario").expect("overwrite");
+        let again = c.load().expect("the scenario is kept as validated");
+        assert_eq!(again.design.jobs.nodes[0], nodes);
+        std::fs::write(dir.join("nodes.txt"), "2 3\n").expect("rewrite");
+        let e = c.load().err().expect("a changed node list fails the point");
+        assert!(e.contains("changed after the sweep started"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn vary_parses_a_key_and_its_values() {
