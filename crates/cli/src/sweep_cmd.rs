@@ -583,7 +583,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("bbsim-sweep-checked-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("mkdir");
         let scn = dir.join("q.toml");
-        let quickstart = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/quickstart.toml");
+        let quickstart = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/quickstart.toml"
+        );
         std::fs::copy(quickstart, &scn).expect("copy");
         std::fs::write(dir.join("nodes.txt"), "0 1\n").expect("write");
         let sets: Vec<String> = [
