@@ -492,7 +492,6 @@ if [ "${BASH_VERSINFO[0]}" -lt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${
 fi
 [ "$PARALLEL" -ge 1 ] || PARALLEL=1
 JOBS=$((JOBS / PARALLEL))
-[ "$JOBS" -ge 1 ] || JOBS=1
 : >"$OUT/sweeps.txt"
 : >"$OUT/failed.txt"
 : >"$OUT/stopped.txt"

@@ -9,7 +9,7 @@ use bbsim_engine::Threads;
 use bbsim_sim::output::cost::Cost;
 use bbsim_sim::output::sweep::{sweep_csv, tidy, RunFigures, SweepPlan, SweepRun};
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
-use bbsim_sim::run::{load_scenario_edited, Loaded};
+use bbsim_sim::run::{load_scenario_edited, Loaded, Parsed};
 use progress::SweepProgress;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -303,10 +303,8 @@ fn finished_earlier(plan: &SweepPlan, i: usize, digest: &str, out: &Path) -> Opt
 /// the sweep change nothing; the design is lowered again from it when the point runs, and a
 /// data file it reads (a trace, an allocation list) that changed meanwhile fails the point.
 struct Checked {
-    scenario: bbsim_sim::scenario::Scenario,
-    written: bbsim_sim::scenario::Scenario,
-    map: bbsim_sim::diag::SourceMap,
-    path: PathBuf,
+    /// The point as validated.
+    parsed: Parsed,
     /// The point's scenario digest ([`sweep_plan::point_digest`]).
     digest: String,
     /// Its burst-buffer design's cost.
@@ -316,44 +314,22 @@ struct Checked {
 impl Checked {
     /// Keeps what running `l` again needs, its digest and cost; drops its design.
     fn of(l: Loaded) -> Result<Self, String> {
-        let digest = sweep_plan::point_digest(&l)?;
-        let cost = l.cost();
-        let Loaded {
-            scenario,
-            written,
-            map,
-            path,
-            ..
-        } = l;
         Ok(Checked {
-            scenario,
-            written,
-            map,
-            path,
-            digest,
-            cost,
+            digest: sweep_plan::point_digest(&l)?,
+            cost: l.cost(),
+            parsed: l.into_parsed(),
         })
     }
 
     /// The point loaded again: its design lowered from the validated scenario, and its digest
     /// checked against the one taken at validation.
     fn load(&self) -> Result<Loaded, String> {
-        let base = self.path.parent().unwrap_or_else(|| Path::new("."));
-        let design =
-            bbsim_sim::lower::lower(&self.scenario, &self.map, base).map_err(|d| d.to_string())?;
-        let l = Loaded {
-            scenario: self.scenario.clone(),
-            written: self.written.clone(),
-            unused: Vec::new(),
-            map: self.map.clone(),
-            design,
-            path: self.path.clone(),
-        };
+        let l = self.parsed.lower().map_err(|d| d.to_string())?;
         if sweep_plan::point_digest(&l)? != self.digest {
             return Err(format!(
                 "a file this point reads changed after the sweep started ({} or the traces and \
                  node lists it names); run the sweep again to run it with the new contents",
-                self.path.display()
+                self.parsed.path.display()
             ));
         }
         Ok(l)

@@ -55,16 +55,49 @@ pub fn load_scenario_edited(
     let vc = scenario.network.effective_vc_buffer();
     scenario.network.vc_buffer = Some(vc);
     let (unused, effective) = split_unused(&scenario, &map);
-    let base = path.parent().unwrap_or_else(|| Path::new("."));
-    let design = lower(&effective, &map, base)?;
-    Ok(Loaded {
+    let parsed = Parsed {
         scenario: effective,
         written: scenario,
-        unused,
         map,
-        design,
         path: path.to_path_buf(),
-    })
+    };
+    let mut loaded = parsed.lower()?;
+    loaded.unused = unused;
+    Ok(loaded)
+}
+
+/// A scenario as parsed and checked, without its lowered design: what a [`Loaded`] keeps of
+/// its inputs. A design can hold hundreds of MB of generated workload, so a caller that holds
+/// many scenarios before running them (`bbsim sweep`) keeps them in this form and lowers each
+/// when it runs.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    /// The scenario as run ([`Loaded::scenario`]).
+    pub scenario: Scenario,
+    /// The scenario as written ([`Loaded::written`]).
+    pub written: Scenario,
+    /// Where each key came from.
+    pub map: SourceMap,
+    /// The scenario file.
+    pub path: PathBuf,
+}
+
+impl Parsed {
+    /// Lowers the scenario into its design (reading the traces and node lists it names,
+    /// relative to the scenario's directory). The result's `unused` warnings are left empty:
+    /// they were given when the scenario was loaded.
+    pub fn lower(&self) -> Result<Loaded, Diagnostic> {
+        let base = self.path.parent().unwrap_or_else(|| Path::new("."));
+        let design = lower(&self.scenario, &self.map, base)?;
+        Ok(Loaded {
+            scenario: self.scenario.clone(),
+            written: self.written.clone(),
+            unused: Vec::new(),
+            map: self.map.clone(),
+            design,
+            path: self.path.clone(),
+        })
+    }
 }
 
 /// Why a run produced no results.
@@ -109,6 +142,16 @@ pub struct Finished {
 }
 
 impl Loaded {
+    /// Its inputs without the design ([`Parsed::lower`] makes the design again).
+    pub fn into_parsed(self) -> Parsed {
+        Parsed {
+            scenario: self.scenario,
+            written: self.written,
+            map: self.map,
+            path: self.path,
+        }
+    }
+
     /// Builds the simulation (its LPs; SSDs are preconditioned here).
     pub fn build(&self) -> (Simulation<SimLp>, Placed) {
         assemble(&self.scenario, &self.design)

@@ -32,8 +32,8 @@
 //! file's chunks alternate over the server's SSDs. An extent would have to carry every unit's
 //! address, or the allocator would have to hand out per-file address ranges, which changes what
 //! the SSDs are asked to write (their TRIM and garbage collection follow the addresses). The
-//! pages above keep the per-unit address at 7 bytes a unit and meet the memory budget
-//! (docs/performance.md: the largest study run peaks at 1.51 GB).
+//! pages above keep the per-unit address at 7 bytes a unit; what a study run holds besides is
+//! mostly per file, not per unit (docs/performance.md, "BB server state per unit written").
 //!
 //! Why not one ordered map: a full-scale DataWarp server holds tens of thousands of units
 //! (77 TB in 8 MiB units over 140 servers is about 65,000 each) and every 1 MiB transfer looks

@@ -129,46 +129,44 @@ fn fat_tree(n: &NetworkSection, map: &SourceMap, l: &Links) -> Result<TopologyCo
         "fat-tree",
         &["levels", "radix", "taper", "edge_switches"],
     )?;
-    let levels = n.levels.unwrap_or(3);
-    let radix = need(map, n.radix, "radix", "fat-tree")?;
-    let full = if levels == 2 {
-        u64::from(radix) * u64::from(radix) / 2
-    } else {
-        u64::from(radix).pow(3) / 4
-    };
-    let nodes = match n.edge_switches {
-        Some(edges) => nodes_on_edge_switches(map, n.nodes, edges, radix, full)?,
-        None => n.nodes.unwrap_or(u32::try_from(full).unwrap_or(u32::MAX)),
-    };
-    Ok(TopologyConfig::FatTree(FatTreeConfig {
-        levels: u8::try_from(levels).unwrap_or(u8::MAX),
-        radix,
-        terminals: nodes,
+    let mut cfg = FatTreeConfig {
+        levels: u8::try_from(n.levels.unwrap_or(3)).unwrap_or(u8::MAX),
+        radix: need(map, n.radix, "radix", "fat-tree")?,
+        terminals: 0,
         taper: n.taper.unwrap_or(1),
         terminal: l.terminal,
         link: l.local,
-    }))
+    };
+    // By default every node port of the full tree holds a node.
+    let full = u64::from(cfg.max_edges()) * u64::from(cfg.half());
+    cfg.terminals = n.nodes.unwrap_or(u32::try_from(full).unwrap_or(u32::MAX));
+    if let Some(edges) = n.edge_switches {
+        cfg.terminals = nodes_on_edge_switches(map, n.nodes.is_some(), edges, &cfg)?;
+    }
+    Ok(TopologyConfig::FatTree(cfg))
 }
 
-/// The compute nodes of a fat-tree described by its edge switches that hold them
-/// (`network.edge_switches`; each takes `radix / 2` nodes, the tree filling them from the first):
-/// `nodes` when it is given and fills exactly that many edge switches, else every node port of
-/// those switches. Edge switches that hold only BB servers or I/O nodes are not counted.
+/// The compute nodes of fat-tree `cfg` described by its edge switches that hold them
+/// (`network.edge_switches`; each takes [`FatTreeConfig::half`] nodes, the tree filling them
+/// from the first): `cfg.terminals` when `nodes` was given and fills exactly that many edge
+/// switches, else every node port of those switches. Edge switches that hold only BB servers
+/// or I/O nodes are not counted.
 fn nodes_on_edge_switches(
     map: &SourceMap,
-    nodes: Option<u32>,
+    nodes_given: bool,
     edges: u32,
-    radix: u32,
-    full: u64,
+    cfg: &FatTreeConfig,
 ) -> Result<u32, Diagnostic> {
-    if radix < 4 || radix % 2 == 1 {
-        // No fat-tree has this radix: the topology's own check names `radix`.
-        return Ok(nodes.unwrap_or(0));
+    if cfg.validate().is_err() {
+        // A tree the topology refuses (its radix, levels, taper or nodes): its own check,
+        // which runs next, names the key.
+        return Ok(cfg.terminals);
     }
-    let per_edge = u64::from(radix / 2);
-    let in_tree = full / per_edge;
+    let per_edge = u64::from(cfg.half());
+    let in_tree = cfg.max_edges();
+    let radix = cfg.radix;
     let key = "network.edge_switches";
-    if edges == 0 || u64::from(edges) > in_tree {
+    if edges == 0 || edges > in_tree {
         return Err(map.error_at(
             key,
             format!(
@@ -177,23 +175,21 @@ fn nodes_on_edge_switches(
             ),
         ));
     }
-    match nodes {
-        None => Ok(u32::try_from(u64::from(edges) * per_edge).unwrap_or(u32::MAX)),
-        Some(n) => {
-            let filled = u64::from(n).div_ceil(per_edge);
-            if filled == u64::from(edges) {
-                Ok(n)
-            } else {
-                Err(map.error_at(
-                    key,
-                    format!(
-                        "edge_switches = {edges}, but nodes = {n} fill {filled} edge switches of \
-                         {per_edge} node ports each (radix {radix}); make them agree, or leave \
-                         one out"
-                    ),
-                ))
-            }
-        }
+    if !nodes_given {
+        return Ok(u32::try_from(u64::from(edges) * per_edge).unwrap_or(u32::MAX));
+    }
+    let n = cfg.terminals;
+    let filled = u64::from(n).div_ceil(per_edge);
+    if filled == u64::from(edges) {
+        Ok(n)
+    } else {
+        Err(map.error_at(
+            key,
+            format!(
+                "edge_switches = {edges}, but nodes = {n} fill {filled} edge switches of \
+                 {per_edge} node ports each (radix {radix}); make them agree, or leave one out"
+            ),
+        ))
     }
 }
 
