@@ -312,6 +312,12 @@ impl<L: LogicalProcess> Simulation<L> {
         self.slots.iter().map(|s| &s.lp)
     }
 
+    /// The LPs' model states in LP order, to change once a run has ended (for example to take
+    /// out what the results need without copying it).
+    pub fn lps_mut(&mut self) -> impl Iterator<Item = &mut L> {
+        self.slots.iter_mut().map(|s| &mut s.lp)
+    }
+
     /// One LP's model state.
     pub fn lp(&self, id: LpId) -> Option<&L> {
         self.slots.get(id.index()).map(|s| &s.lp)

@@ -296,7 +296,7 @@ impl Loaded {
             return Err(RunError::Cancelled);
         }
         let results = reduce(
-            &sim,
+            &mut sim,
             &placed,
             &self.design.workload,
             self.design.machine.network.topology(),
@@ -325,7 +325,7 @@ impl Loaded {
             &self.cost(),
             &f.results,
             &f.stats,
-            &self.job_names(),
+            &self.design.workload,
         );
         let base = self.path.parent().unwrap_or_else(|| Path::new("."));
         let resolved = resolved_toml(&self.written, base);

@@ -94,6 +94,51 @@ fn timelines_carry_exactly_the_bytes_the_workload_issued() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// Seconds with picosecond resolution ("1.500000000000") as picoseconds.
+fn ps(s: &str) -> u128 {
+    let (whole, frac) = s.split_once('.').expect("seconds with a fraction");
+    whole.parse::<u128>().expect("seconds") * 1_000_000_000_000 + frac.parse::<u128>().expect("ps")
+}
+
+#[test]
+fn timeline_rows_come_in_job_rank_and_time_order_one_per_operation_on_the_ranks_node() {
+    let out = scratch("timeline-order");
+    run_scenario(&data("tiny-fattree.toml"), &out, &[]);
+    // ranks.csv: (job, rank) -> (node, I/O operations).
+    let ranks = std::fs::read_to_string(out.join("ranks.csv")).expect("ranks.csv");
+    let mut node_ops: BTreeMap<(String, u32), (String, u64)> = BTreeMap::new();
+    for l in ranks.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        let key = (f[0].to_string(), f[1].parse().expect("rank"));
+        node_ops.insert(key, (f[2].to_string(), f[5].parse().expect("io_ops")));
+    }
+    let text = std::fs::read_to_string(out.join("timeline.csv")).expect("timeline.csv");
+    let job_order = |j: &str| ["ior", "ckpt"].iter().position(|&n| n == j).expect(j);
+    let mut prev: Option<(usize, u32, u128, u128, u64)> = None;
+    let mut rows: BTreeMap<(String, u32), u64> = BTreeMap::new();
+    for l in text.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        let rank: u32 = f[1].parse().expect("rank");
+        let key = (
+            job_order(f[0]),
+            rank,
+            ps(f[7]),
+            ps(f[8]),
+            f[5].parse::<u64>().expect("offset"),
+        );
+        assert!(prev.is_none_or(|p| p <= key), "{l} after {prev:?}");
+        prev = Some(key);
+        let (node, _) = &node_ops[&(f[0].to_string(), rank)];
+        assert_eq!(f[2], node, "{l}: the rank's node in ranks.csv");
+        *rows.entry((f[0].to_string(), rank)).or_default() += 1;
+    }
+    // Every operation once: as many rows per rank as ranks.csv counts operations.
+    let counted: BTreeMap<(String, u32), u64> =
+        node_ops.into_iter().map(|(k, (_, ops))| (k, ops)).collect();
+    assert_eq!(rows, counted);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 fn without_run(mut v: serde_json::Value) -> serde_json::Value {
     if let Some(m) = v.as_object_mut() {
         m.remove("run");

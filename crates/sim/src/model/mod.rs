@@ -11,6 +11,7 @@ pub mod jobctl;
 pub mod local_drain;
 pub mod local_store;
 pub mod node;
+pub mod op_log;
 pub mod rank_io;
 pub mod resctl;
 
@@ -25,7 +26,8 @@ use bbsim_topology::Nic;
 
 pub use hosts::{BbHost, IoHost};
 pub use jobctl::JobCtl;
-pub use node::{NodeLp, OpRecord, Target};
+pub use node::{NodeLp, Target};
+pub use op_log::{OpLog, OpRecord};
 pub use resctl::ResCtl;
 
 /// Latency of job-control messages (barrier arrival and release, rank and job completion):

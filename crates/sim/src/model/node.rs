@@ -7,6 +7,7 @@ use super::files::JobFiles;
 use super::hosts::RouteCount;
 use super::local_drain::{Extent, LocalDrain, LocalDrainConfig};
 use super::local_store::{Admission, LocalStore};
+use super::op_log::{OpLog, OpRecord};
 use super::rank_io::{RankIo, WrittenTo};
 use super::{CtlEvent, Payload, SimEvent, CTL_LATENCY};
 use bbsim_engine::{Ctx, LpId, Time};
@@ -24,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// Where an I/O operation was served.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
     /// The node-local SSD.
     Local,
@@ -42,31 +43,6 @@ pub enum Target {
     Cache,
     /// Nothing to transfer (a zero-byte operation).
     None,
-}
-
-/// One finished I/O operation of one rank (a row of `timeline.csv`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OpRecord {
-    /// Rank within its job.
-    pub rank: u32,
-    /// Write (true) or read.
-    pub write: bool,
-    /// Job-local file id.
-    pub file: u32,
-    /// Offset in the file (bytes).
-    pub offset: u64,
-    /// Bytes.
-    pub bytes: u64,
-    /// Issue time (ps).
-    pub start: Time,
-    /// Completion time (ps).
-    pub end: Time,
-    /// Where it was served.
-    pub target: Target,
-    /// Largest request-path router hop count over the operation's parts (0 for local I/O).
-    pub hops: u16,
-    /// Parts (server requests) the operation was split into.
-    pub parts: u16,
 }
 
 /// What a rank is doing.
@@ -105,7 +81,6 @@ struct Inflight {
     start: Time,
     target: Target,
     hops: u16,
-    parts: u16,
     /// The layout the parts went to (for the `servers` of [`Target::Bb`]).
     layout: Option<Arc<Layout>>,
     /// A read-cache fetch to record on completion: (global file, offset, bytes).
@@ -211,8 +186,8 @@ pub struct NodeLp {
     inflight: BTreeMap<u64, Inflight>,
     next_app: u64,
     done_buf: Vec<SsdCompletion>,
-    /// Finished I/O operations, in completion order (only with `NodeShared::keep_records`).
-    pub records: Vec<OpRecord>,
+    /// Finished I/O operations (only with `NodeShared::keep_records`).
+    pub ops: OpLog,
     /// Each local rank's I/O totals, indexed like `ranks()`.
     pub rank_io: Vec<RankIo>,
     /// Bytes this node's ranks wrote, by target.
@@ -294,7 +269,7 @@ impl NodeLp {
             inflight: BTreeMap::new(),
             next_app: 0,
             done_buf: Vec::new(),
-            records: Vec::new(),
+            ops: OpLog::default(),
             rank_io: vec![RankIo::default(); n],
             written_to: WrittenTo::default(),
             finished: vec![None; n],
@@ -808,7 +783,7 @@ impl NodeLp {
                     self.ranks[li].wait = Wait::Io;
                     if size == 0 {
                         let now = ctx.now();
-                        self.push_record(li, op, now, now, Target::None, 0, 0);
+                        self.push_record(li, op, now, now, &Target::None, 0);
                         self.ranks[li].wait = Wait::Timer;
                         continue;
                     }
@@ -821,7 +796,7 @@ impl NodeLp {
                                     let now = ctx.now();
                                     let copy =
                                         bbsim_storage::units::transfer_ps(size, HIT_BANDWIDTH);
-                                    self.push_record(li, op, now, now + copy, Target::Cache, 0, 0);
+                                    self.push_record(li, op, now, now + copy, &Target::Cache, 0);
                                     self.ranks[li].wait = Wait::Timer;
                                     ctx.send_self(copy, SimEvent::Wake { local });
                                     return;
@@ -918,9 +893,8 @@ impl NodeLp {
         op: Op,
         start: Time,
         end: Time,
-        target: Target,
+        target: &Target,
         hops: u16,
-        parts: u16,
     ) {
         let (write, file, offset, bytes) = match op {
             Op::Write { file, offset, size } => (true, file.0, offset, size),
@@ -941,18 +915,18 @@ impl NodeLp {
             return;
         }
         let rank = self.ranks[li].rank;
-        self.records.push(OpRecord {
+        let record = OpRecord {
             rank,
-            write,
             file,
+            target: 0,
+            hops,
+            write,
             offset,
             bytes,
             start,
             end,
-            target,
-            hops,
-            parts,
-        });
+        };
+        self.ops.push(record, target);
     }
 
     /// Node-local address of `offset` in global file `gfile` (files get consecutive regions
@@ -1039,7 +1013,7 @@ impl NodeLp {
                 }
             }
         }
-        let (target, parts) = if home == Home::Local && self.local.is_some() {
+        let target = if home == Home::Local && self.local.is_some() {
             if waits {
                 // A write waiting for room drains the SSD whatever the drain's policy.
                 if let Some(d) = self.drain.as_mut() {
@@ -1048,7 +1022,7 @@ impl NodeLp {
             } else {
                 self.submit_local(id, io, j, gfile, offset, len, ops, ctx);
             }
-            (Target::Local, 1)
+            Target::Local
         } else {
             let mut app = AppRequest {
                 id,
@@ -1082,13 +1056,12 @@ impl NodeLp {
                     Target::Pfs,
                 ),
             };
-            let n = parts.len();
             let client = match target {
                 Target::Bb { .. } => Client::Bb,
                 _ => Client::Pfs,
             };
             self.send_parts(client, parts, ctx);
-            (target, u16::try_from(n).unwrap_or(u16::MAX))
+            target
         };
         self.inflight.insert(
             id,
@@ -1098,7 +1071,6 @@ impl NodeLp {
                 start: now,
                 target,
                 hops: 0,
-                parts,
                 layout: used_layout,
                 fill,
                 ops,
@@ -1289,7 +1261,7 @@ impl NodeLp {
         }
         if f.ops <= 1 {
             self.queue_local_drain(&f.target, f.op, ctx);
-            self.push_record(li, f.op, f.start, now, f.target, f.hops, f.parts);
+            self.push_record(li, f.op, f.start, now, &f.target, f.hops);
         } else {
             // A train's operations finish one after another; their times are interpolated
             // over the train by operation (all have the same size).
@@ -1300,8 +1272,7 @@ impl NodeLp {
             for i in 0..k {
                 let op = run.nth(i);
                 self.queue_local_drain(&f.target, op, ctx);
-                let target = f.target.clone();
-                self.push_record(li, op, at(i), at(i + 1), target, f.hops, f.parts);
+                self.push_record(li, op, at(i), at(i + 1), &f.target, f.hops);
             }
         }
         self.ranks[f.local as usize].wait = Wait::Timer;

@@ -1,6 +1,6 @@
 //! Per-rank I/O totals, accumulated as operations finish, so that `ranks.csv`, the job summaries,
 //! the conservation check and the timeline plot need no per-operation record. Records
-//! ([`super::OpRecord`], about 100 bytes each) are kept only when `timeline.csv` is written; a
+//! ([`super::OpRecord`], 48 bytes each) are kept only when `timeline.csv` is written; a
 //! full-scale IOR run has tens of millions of operations.
 
 use bbsim_engine::Time;

@@ -2,16 +2,18 @@
 //! per-job summaries, device, server and link statistics, and byte conservation. Everything
 //! is reduced in LP order, so results are identical for any thread count.
 //!
-//! [`reduce`] visits the LPs once, each kind with its own collector (compute nodes, BB
-//! servers, I/O nodes, job and reservation controllers, routers), then derives the per-job
-//! summaries, the link rows and the conservation check from what was gathered. Times are
+//! [`reduce`] takes the compute nodes' operation logs out as the timeline
+//! ([`super::timeline`]), visits the LPs once, each kind with its own collector (compute
+//! nodes, BB servers, I/O nodes, job and reservation controllers, routers), then derives the
+//! per-job summaries, the link rows and the conservation check from what was gathered. Times are
 //! picoseconds in the rows and seconds (`_s`) in the `summary.json` types.
 
 use super::capacity::{CapacityRow, CapacityTally, JobSizing};
 use super::phases::{io_phases, percentile, BusyInterval, IoPhase, PhaseSpan, PhaseSplit};
+use super::timeline::Timeline;
 use crate::assemble::Placed;
 use crate::model::rank_io::WrittenTo;
-use crate::model::{BbHost, JobCtl, NodeLp, ResCtl, SimLp, Target};
+use crate::model::{BbHost, JobCtl, NodeLp, ResCtl, SimLp};
 use bbsim_engine::{Simulation, Time};
 use bbsim_storage::pfs::PfsTotals;
 use bbsim_storage::{BbLedger, Ssd, SsdModel};
@@ -29,33 +31,6 @@ pub fn secs(ps: Time) -> String {
 /// Picoseconds as seconds (float, for JSON and tables).
 pub fn secs_f(ps: Time) -> f64 {
     ps as f64 / 1e12
-}
-
-/// One row of `timeline.csv`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TimelineRow {
-    /// Job index.
-    pub job: u32,
-    /// Rank within the job.
-    pub rank: u32,
-    /// Compute node.
-    pub node: u32,
-    /// `write` or `read`.
-    pub write: bool,
-    /// File name.
-    pub file: String,
-    /// Offset (bytes).
-    pub offset: u64,
-    /// Size (bytes).
-    pub bytes: u64,
-    /// Issue time (ps).
-    pub start: Time,
-    /// Completion time (ps).
-    pub end: Time,
-    /// `local-ssd`, `bb:<servers>`, `bb:<servers>+pfs-spill`, `pfs` or `none`.
-    pub target: String,
-    /// Request-path router hops (largest over the operation's parts).
-    pub hops: u16,
 }
 
 /// One row of `ranks.csv`.
@@ -299,8 +274,8 @@ pub struct Conservation {
 /// Everything reduced from a finished run.
 #[derive(Clone, Debug)]
 pub struct Results {
-    /// Timeline rows, sorted by job, rank, start (empty unless `outputs.timeline`).
-    pub timeline: Vec<TimelineRow>,
+    /// Every I/O operation, sorted by job, rank, start (empty unless `outputs.timeline`).
+    pub timeline: Timeline,
     /// Per job: (rank, start ps, end ps, bytes) of its ranks' I/O busy intervals, operations
     /// that follow each other without a gap merged (for the phases and the timeline plot).
     pub busy: Vec<Vec<BusyInterval>>,
@@ -337,18 +312,19 @@ pub struct Results {
 /// Reduces a finished simulation. `split` is how a job's I/O splits into phases
 /// (`outputs.phase_gap`, or automatic).
 pub fn reduce(
-    sim: &Simulation<SimLp>,
+    sim: &mut Simulation<SimLp>,
     placed: &Placed,
     workload: &Workload,
     topology: &Topology,
     last_event: Time,
     split: PhaseSplit,
 ) -> Results {
+    let timeline = Timeline::take(sim);
     let mut c = Collector::new(workload.jobs.len(), last_event);
     for lp in sim.lps() {
-        c.lp(lp, placed, workload);
+        c.lp(lp, placed);
     }
-    c.finish(placed, workload, topology, last_event, split)
+    c.finish(timeline, placed, workload, topology, last_event, split)
 }
 
 /// One job's figures gathered from the LPs (its nodes, the BB servers and I/O nodes that
@@ -394,7 +370,6 @@ struct LocalDrainTally {
 struct Collector<'a> {
     /// The period devices are measured over (ps): the last event, at least 1.
     period: Time,
-    timeline: Vec<TimelineRow>,
     busy: Vec<Vec<BusyInterval>>,
     stalls: Vec<Vec<(u32, Time, Time)>>,
     ranks: Vec<RankRow>,
@@ -415,7 +390,6 @@ impl<'a> Collector<'a> {
     fn new(njobs: usize, last_event: Time) -> Self {
         Collector {
             period: last_event.max(1),
-            timeline: Vec::new(),
             busy: vec![Vec::new(); njobs],
             stalls: vec![Vec::new(); njobs],
             ranks: Vec::new(),
@@ -434,12 +408,12 @@ impl<'a> Collector<'a> {
     }
 
     /// Gathers one LP's figures.
-    fn lp(&mut self, lp: &'a SimLp, placed: &Placed, workload: &Workload) {
+    fn lp(&mut self, lp: &'a SimLp, placed: &Placed) {
         match lp {
             SimLp::Router(r) => self.routers.push((r.id(), r.stats())),
             SimLp::Fabric(f) => self.routers.extend(f.router_stats()),
             SimLp::Flows(f) => self.routers.extend(f.router_stats()),
-            SimLp::Node(n) => self.node(n, workload),
+            SimLp::Node(n) => self.node(n),
             SimLp::Bb(b) => self.bb_server(b),
             SimLp::Io(i) => {
                 self.nics.push(i.nic().stats().clone());
@@ -453,7 +427,7 @@ impl<'a> Collector<'a> {
 
     /// A compute node: its NIC, and if it ran a job, its ranks, operations, caches, trains,
     /// drains and node-local SSD.
-    fn node(&mut self, n: &NodeLp, workload: &Workload) {
+    fn node(&mut self, n: &NodeLp) {
         self.nics.push(n.nic().stats().clone());
         self.capacity.node(n);
         let Some(j) = n.job else { return };
@@ -471,7 +445,6 @@ impl<'a> Collector<'a> {
         self.written_to.bb += n.written_to.bb;
         self.written_to.pfs += n.written_to.pfs;
         self.rank_rows(j, n);
-        self.timeline_rows(j, &workload.jobs[j as usize], n);
         if let Some(ssd) = n.local_ssd() {
             let row = device_row("node-local", n.terminal, 0, ssd, self.period);
             let row = match n.local_store() {
@@ -505,28 +478,6 @@ impl<'a> Collector<'a> {
                 last_io_end: io.last_io_end,
                 finished: *fin,
                 time_stalled: io.time_stalled,
-            });
-        }
-    }
-
-    /// The timeline rows of the operations recorded on node `n` (job `j`).
-    fn timeline_rows(&mut self, j: u32, job: &JobSpec, n: &NodeLp) {
-        for rec in &n.records {
-            self.timeline.push(TimelineRow {
-                job: j,
-                rank: rec.rank,
-                node: n.terminal,
-                write: rec.write,
-                file: job
-                    .files
-                    .get(rec.file as usize)
-                    .map_or_else(|| format!("file{}", rec.file), |f| f.name.clone()),
-                offset: rec.offset,
-                bytes: rec.bytes,
-                start: rec.start,
-                end: rec.end,
-                target: target_label(&rec.target),
-                hops: rec.hops,
             });
         }
     }
@@ -605,16 +556,13 @@ impl<'a> Collector<'a> {
     /// Sorts the rows and derives the per-job, link and conservation results.
     fn finish(
         mut self,
+        timeline: Timeline,
         placed: &Placed,
         workload: &Workload,
         topology: &Topology,
         last_event: Time,
         split: PhaseSplit,
     ) -> Results {
-        self.timeline.sort_by(|a, b| {
-            (a.job, a.rank, a.start, a.end, a.offset)
-                .cmp(&(b.job, b.rank, b.start, b.end, b.offset))
-        });
         self.ranks.sort_by_key(|r| (r.job, r.rank));
         let sim_end = simulated_end(&self.jobs, last_event);
         let net = NetworkStats::collect(topology, self.routers, self.nics.iter(), sim_end);
@@ -642,7 +590,7 @@ impl<'a> Collector<'a> {
             makespan: makespan(&self.jobs),
             last_activity: last_event,
             reservations: self.reservations,
-            timeline: self.timeline,
+            timeline,
             busy: self.busy,
             stalls: self.stalls,
             ranks: self.ranks,
@@ -652,24 +600,6 @@ impl<'a> Collector<'a> {
             links: link_rows(&net),
             conservation,
             sim_end,
-        }
-    }
-}
-
-/// How `timeline.csv` names where an operation went.
-fn target_label(target: &Target) -> String {
-    match target {
-        Target::Local => "local-ssd".to_string(),
-        Target::Pfs => "pfs".to_string(),
-        Target::Cache => "cache".to_string(),
-        Target::None => "none".to_string(),
-        Target::Bb { servers, spilled } => {
-            let names: Vec<String> = servers.iter().map(|s| s.to_string()).collect();
-            let mut t = format!("bb:{}", names.join("+"));
-            if *spilled {
-                t.push_str("+pfs-spill");
-            }
-            t
         }
     }
 }

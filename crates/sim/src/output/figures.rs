@@ -5,7 +5,7 @@
 
 use super::bars::BarChart;
 use super::chart::IoKind;
-use super::collect::{DeviceRow, Results, TimelineRow};
+use super::collect::{DeviceRow, Results};
 use super::occupancy_plot::occupancy_svg;
 use super::plot::{timeline_svg, IoSpan, JobTimeline};
 use std::collections::BTreeMap;
@@ -61,16 +61,15 @@ fn timelines(r: &Results) -> Vec<JobTimeline> {
             }
         }
     } else {
-        for t in &r.timeline {
-            let (Some(job), Some(kind)) =
-                (jobs.get_mut(t.job as usize), IoKind::of(t.write, &t.target))
+        for t in r.timeline.rows() {
+            let (Some(job), Some(kind)) = (jobs.get_mut(t.job as usize), r.timeline.kind(t.op))
             else {
                 continue;
             };
             job.intervals.push(IoSpan {
-                rank: t.rank,
-                start: t.start,
-                end: t.end,
+                rank: t.op.rank,
+                start: t.op.start,
+                end: t.op.end,
                 kind,
             });
         }
@@ -87,20 +86,16 @@ fn timelines(r: &Results) -> Vec<JobTimeline> {
     jobs
 }
 
-/// Whether an operation crossed the network (went to BB servers or the PFS).
-fn crossed_network(t: &TimelineRow) -> bool {
-    t.target.starts_with("bb:") || t.target == "pfs"
-}
-
 /// `hops.svg`: per job, the share of its network I/O operations that took each number of
 /// router hops; each job's mean when the run kept no per-operation timeline.
 fn hops(r: &Results) -> BarChart {
     let title = "Request-path router hops of the I/O operations that crossed the network";
     // Per job, operations per hop count.
     let mut counts: Vec<BTreeMap<u16, u64>> = vec![BTreeMap::new(); r.jobs.len()];
-    for t in r.timeline.iter().filter(|t| crossed_network(t)) {
+    let timeline = &r.timeline;
+    for t in timeline.rows().filter(|t| timeline.crossed_network(t.op)) {
         if let Some(c) = counts.get_mut(t.job as usize) {
-            *c.entry(t.hops).or_default() += 1;
+            *c.entry(t.op.hops).or_default() += 1;
         }
     }
     if counts.iter().all(BTreeMap::is_empty) {

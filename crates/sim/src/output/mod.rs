@@ -6,6 +6,8 @@
 //! - [`capacity`]: sizing figures: per burst-buffer device and job the peak occupancy, time
 //!   writers waited for space, bytes spilled and drained, and `occupancy.csv`;
 //! - [`phases`]: a job's I/O phases from its ranks' busy intervals;
+//! - [`timeline`]: the per-operation timeline (`timeline.csv`), taken out of the compute
+//!   nodes' records when the run ends;
 //! - [`report`]: the files of `bbsim run` (`timeline.csv`, `ranks.csv`, `summary.json`, the
 //!   SVG plots) rendered in memory, and the table printed at the end of a run;
 //! - [`figures`]: the run's SVG figures (`timeline.svg`, `hops.svg`, `utilisation.svg`,
@@ -42,6 +44,7 @@ pub mod readback;
 pub mod report;
 pub mod scatter;
 pub mod sweep;
+pub mod timeline;
 
 pub use collect::{reduce, secs, secs_f, Results};
 pub use files::{interrupted, OutputFile, OutputSet, INTERRUPTED};

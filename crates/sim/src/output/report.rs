@@ -19,6 +19,7 @@ use crate::scenario::Scenario;
 use crate::units::{human_bandwidth, human_bytes};
 use bbsim_engine::digest::Digest;
 use bbsim_engine::{RunStats, Threads};
+use bbsim_workload::Workload;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -27,31 +28,6 @@ use std::path::PathBuf;
 /// A job's name for the CSV files (`?` for an unknown job).
 fn job_field(job_names: &[String], job: u32) -> &str {
     job_names.get(job as usize).map_or("?", String::as_str)
-}
-
-/// The text of `timeline.csv`: one row per I/O operation. Times are seconds with picosecond
-/// resolution.
-pub fn timeline_csv(r: &Results, job_names: &[String]) -> String {
-    let mut t = CsvText::with_capacity(r.timeline.len() * 96 + 128);
-    t.row([
-        "job", "rank", "node", "op", "file", "offset", "bytes", "start_s", "end_s", "target",
-        "hops",
-    ]);
-    for e in &r.timeline {
-        t.field(job_field(job_names, e.job))
-            .value(e.rank)
-            .value(e.node)
-            .field(if e.write { "write" } else { "read" })
-            .field(&e.file)
-            .value(e.offset)
-            .value(e.bytes)
-            .field(&secs(e.start))
-            .field(&secs(e.end))
-            .field(&e.target)
-            .value(e.hops)
-            .end_row();
-    }
-    t.finish()
 }
 
 /// The text of `ranks.csv`: one row per rank. Times are seconds with picosecond resolution,
@@ -164,15 +140,16 @@ pub fn render(
     cost: &Cost,
     r: &Results,
     stats: &RunStats,
-    job_names: &[String],
+    workload: &Workload,
 ) -> Rendered {
     // Without `outputs.timeline` there are no records: the digest covers what is written.
     let timeline = if scenario.outputs.timeline {
-        timeline_csv(r, job_names)
+        r.timeline.csv(workload)
     } else {
         String::new()
     };
-    let ranks = ranks_csv(r, job_names);
+    let job_names: Vec<String> = workload.jobs.iter().map(|j| j.name.clone()).collect();
+    let ranks = ranks_csv(r, &job_names);
     let body = Summary {
         bbsim_version: env!("CARGO_PKG_VERSION"),
         name: &scenario.name,
