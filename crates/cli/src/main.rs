@@ -1,6 +1,7 @@
 //! `bbsim`: the command-line front end of the burst-buffer simulator.
 
 mod example_cmd;
+mod heap;
 mod net_cmd;
 mod out_dir;
 mod phold_cmd;

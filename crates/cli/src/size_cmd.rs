@@ -2,6 +2,7 @@
 //! search over the product of the given dimensions that runs far fewer designs than the
 //! product (`bbsim_sim::sizing::search`), or all of them with `--exhaustive`.
 
+use crate::heap::release_freed_memory;
 use crate::run_cmd::{
     default_out, install_interrupt_handler, run_loaded, scenario_path, threads_per_run,
 };
@@ -283,6 +284,8 @@ fn run_batch(
                         run_loaded(&l, threads, &out.join(&dir), false).map(|f| f.2.results)
                     });
                 let verdict = judge(targets, jobs, result.as_ref().map_err(String::as_str));
+                drop(result);
+                release_freed_memory();
                 let t = Tried {
                     design: i,
                     values: plan.combos[i].clone(),

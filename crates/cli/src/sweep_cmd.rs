@@ -1,6 +1,7 @@
 //! `bbsim sweep`: run the cartesian product of varied values, one directory per run, and
 //! collect the headline metrics in `sweep.csv`.
 
+use crate::heap::release_freed_memory;
 use crate::run_cmd::{
     default_out, install_interrupt_handler, run_loaded, scenario_path, threads_per_run, warn_unused,
 };
@@ -210,6 +211,8 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
         }
         checked.push(Checked::of(l)?);
     }
+    // The designs lowered for validation are gone; their pages go back before the runs.
+    release_freed_memory();
     if let Some(dir) = &a.plan {
         let file = sweep_plan::write_plan(dir, &path, builtin, &a.unset, &a.set, &plan, a.threads)?;
         if !a.quiet {
@@ -386,6 +389,7 @@ fn run_all(
                 let i = todo[k];
                 let started = std::time::Instant::now();
                 let run = run_one(a, plan, i, &checked[i], out);
+                release_freed_memory();
                 if run.outcome.is_err() && INTERRUPTED.load(Ordering::SeqCst) {
                     return; // cancelled half-way: not a result
                 }
