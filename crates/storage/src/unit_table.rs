@@ -20,7 +20,8 @@
 //! index cost about 150 bytes per unit (8.6 GB for GTC); pages of full records, 46. A server
 //! holds every stripe-count-th unit of a file it stripes (every 4th on the study's systems), so
 //! a page holds 16 of them; a page costs 48 bytes in the page table (load factor 0.44 to 0.875)
-//! plus its slots, which with the file's ordered page list comes to about 14 bytes per settled
+//! plus its slots (a page of one unit, as most are where ranks write a file per step, keeps
+//! its slot inline and allocates nothing), which with the file's ordered page list comes to about 14 bytes per settled
 //! unit ([`UnitTable::heap_bytes`]; docs/performance.md). Slots hold their state bits
 //! themselves rather than in per-page bitmaps, which would make a page-table entry 32 bytes
 //! larger.
@@ -176,14 +177,54 @@ const PAGE_UNITS: u64 = 64;
 /// A page's key: (allocation, file, unit index / [`PAGE_UNITS`]).
 type PageKey = (u32, u64, u64);
 
+/// A page's room for slots: one slot inline (a page with one present unit, as most pages of a
+/// run that writes a file per rank and step are), or a boxed slice whose length is the room.
+/// Both fit in 16 bytes: the inline slot sits beside the box pointer's null niche.
+#[derive(Clone, Debug)]
+enum Slots {
+    One(Slot),
+    Many(Box<[Slot]>),
+}
+
+impl Default for Slots {
+    fn default() -> Self {
+        Slots::One(Slot::default())
+    }
+}
+
+impl Slots {
+    /// The room, used or not.
+    fn as_slice(&self) -> &[Slot] {
+        match self {
+            Slots::One(s) => std::slice::from_ref(s),
+            Slots::Many(b) => b,
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [Slot] {
+        match self {
+            Slots::One(s) => std::slice::from_mut(s),
+            Slots::Many(b) => b,
+        }
+    }
+
+    /// Heap bytes (none inline).
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Slots::One(_) => 0,
+            Slots::Many(b) => b.len() * size_of::<Slot>(),
+        }
+    }
+}
+
 /// The present units of 64 consecutive unit indices of one file.
 #[derive(Clone, Debug, Default)]
 struct Page {
     /// Bit `i`: unit `page * 64 + i` is present.
     present: u64,
-    /// The present units' slots in index order, then spare room: as many slots as the page
-    /// has room for (a boxed slice, its length the capacity, so a page is 24 bytes).
-    slots: Box<[Slot]>,
+    /// The present units' slots in index order, then spare room (so a page is 24 bytes, and
+    /// one of a single unit allocates nothing).
+    slots: Slots,
 }
 
 impl Page {
@@ -200,34 +241,55 @@ impl Page {
         self.present.count_ones() as usize
     }
 
-    /// Adds unit bit `bit` (absent) with slot `s`, doubling the room when it is full.
+    /// The slot at position `i`.
+    fn at(&self, i: usize) -> Slot {
+        self.slots.as_slice()[i]
+    }
+
+    /// The slot at position `i`, mutable.
+    fn at_mut(&mut self, i: usize) -> &mut Slot {
+        &mut self.slots.as_mut_slice()[i]
+    }
+
+    /// Slots the page has room for.
+    fn room(&self) -> usize {
+        self.slots.as_slice().len()
+    }
+
+    /// Adds unit bit `bit` (absent) with slot `s`, doubling the room when it is full (from one
+    /// inline slot to four boxed ones).
     fn insert(&mut self, bit: u32, s: Slot) {
         let (i, n) = (self.slot(bit), self.count());
-        if n == self.slots.len() {
+        if n == self.room() {
+            let old = self.slots.as_slice();
             let room = (2 * n).clamp(4, PAGE_UNITS as usize);
             let mut grown = Vec::with_capacity(room);
-            grown.extend_from_slice(&self.slots[..i]);
+            grown.extend_from_slice(&old[..i]);
             grown.push(s);
-            grown.extend_from_slice(&self.slots[i..n]);
+            grown.extend_from_slice(&old[i..n]);
             grown.resize(room, Slot::default());
-            self.slots = grown.into_boxed_slice();
+            self.slots = Slots::Many(grown.into_boxed_slice());
         } else {
-            self.slots.copy_within(i..n, i + 1);
-            self.slots[i] = s;
+            let slots = self.slots.as_mut_slice();
+            slots.copy_within(i..n, i + 1);
+            slots[i] = s;
         }
         self.present |= 1u64 << bit;
     }
 
     /// Removes unit bit `bit` (present), returning its slot; halves the room when a quarter
-    /// or less of it is used.
+    /// or less of it is used, and keeps a last unit inline.
     fn remove(&mut self, bit: u32) -> Slot {
         let (i, n) = (self.slot(bit), self.count());
-        let s = self.slots[i];
-        self.slots.copy_within(i + 1..n, i);
+        let slots = self.slots.as_mut_slice();
+        let s = slots[i];
+        slots.copy_within(i + 1..n, i);
         self.present &= !(1u64 << bit);
-        let room = self.slots.len();
-        if n - 1 <= room / 4 && room > 4 {
-            self.slots = self.slots[..room / 2].into();
+        let room = slots.len();
+        if n - 1 <= 1 {
+            self.slots = Slots::One(slots[0]);
+        } else if n - 1 <= room / 4 && room > 4 {
+            self.slots = Slots::Many(slots[..room / 2].into());
         }
         s
     }
@@ -341,7 +403,7 @@ impl UnitTable {
     fn slot(&self, key: &UnitKey) -> Option<Slot> {
         let (pk, bit) = locate(key);
         let page = self.pages.get(&pk)?;
-        page.has(bit).then(|| page.slots[page.slot(bit)])
+        page.has(bit).then(|| page.at(page.slot(bit)))
     }
 
     /// Whether unit `key` is allocated.
@@ -369,7 +431,7 @@ impl UnitTable {
         let i = page.slot(bit);
         Some(promote(
             &mut self.active,
-            &mut page.slots[i],
+            page.at_mut(i),
             *key,
             self.unit_bytes,
         ))
@@ -397,7 +459,7 @@ impl UnitTable {
             return self.active.entry(key).or_insert(u);
         }
         let i = page.slot(bit);
-        promote(&mut self.active, &mut page.slots[i], key, self.unit_bytes)
+        promote(&mut self.active, page.at_mut(i), key, self.unit_bytes)
     }
 
     /// Applies `change` to unit `key`'s state (`None` if the unit is not allocated), then keeps
@@ -411,7 +473,7 @@ impl UnitTable {
             return None;
         }
         let i = page.slot(bit);
-        let slot = &mut page.slots[i];
+        let slot = page.at_mut(i);
         let unit_bytes = self.unit_bytes;
         Some(match self.active.entry(*key) {
             Entry::Occupied(mut e) => {
@@ -508,11 +570,7 @@ impl UnitTable {
     /// side map's out-of-line dirty ranges) and the ordered page lists' lengths; the
     /// allocator's own overhead is not counted.
     pub fn heap_bytes(&self) -> usize {
-        let slots: usize = self
-            .pages
-            .values()
-            .map(|p| p.slots.len() * size_of::<Slot>())
-            .sum();
+        let slots: usize = self.pages.values().map(|p| p.slots.heap_bytes()).sum();
         let lists: usize = self.files.values().map(PageList::heap_bytes).sum();
         let ranges: usize = self.active.values().map(|u| u.dirty.heap_bytes()).sum();
         hash_table_bytes(&self.pages)
@@ -821,9 +879,11 @@ mod tests {
     }
 
     #[test]
-    fn a_hundred_thousand_one_unit_files_take_under_200_bytes_each() {
-        // A file per rank and step, one unit of it on this server: the page list stays inline
-        // (an ordered set would add a 104-byte node per file).
+    fn a_hundred_thousand_one_unit_files_take_under_140_bytes_each() {
+        // A file per rank and step, one unit of it on this server: the page list and the
+        // page's one slot stay inline (an ordered set would add a 104-byte node per file, a
+        // boxed room of four slots 28 bytes and the allocator's overhead).
+        assert_eq!(size_of::<Page>(), 24);
         let mut t = UnitTable::new(UNIT);
         let n: u64 = 100_000;
         for f in 0..n {
@@ -833,7 +893,8 @@ mod tests {
             compact(&mut t, &key);
         }
         let per_file = t.heap_bytes() as f64 / n as f64;
-        assert!(per_file < 200.0, "{per_file:.1} bytes per one-unit file");
+        assert!(per_file < 140.0, "{per_file:.1} bytes per one-unit file");
+        assert!(t.pages.values().all(|p| matches!(p.slots, Slots::One(_))));
         assert_eq!(t.keys().len(), n as usize);
     }
 
@@ -842,8 +903,12 @@ mod tests {
         let mut t = UnitTable::new(UNIT);
         for i in 0..64u64 {
             t.get_or_insert_with((0, 0, 63 - i), || fresh(1, i as u32));
-            let room = t.pages[&(0, 0, 0)].slots.len();
-            assert_eq!(room, (i as usize + 1).next_power_of_two().max(4));
+            let room = t.pages[&(0, 0, 0)].room();
+            let want = match i {
+                0 => 1,
+                _ => (i as usize + 1).next_power_of_two().max(4),
+            };
+            assert_eq!(room, want);
         }
         for i in 0..64u64 {
             assert_eq!(t.place(&(0, 0, 63 - i)), Some((1, i as u32)));
@@ -851,12 +916,17 @@ mod tests {
         for i in 0..62u64 {
             t.remove(&(0, 0, i * 7 % 64));
         }
-        assert!(t.pages[&(0, 0, 0)].slots.len() <= 8);
+        assert!(t.pages[&(0, 0, 0)].room() <= 8);
         let left: Vec<u64> = t.file_keys(0, 0).iter().map(|k| k.2).collect();
         for k in &left {
             assert_eq!(t.place(&(0, 0, *k)), Some((1, 63 - *k as u32)));
         }
         assert_eq!(left.len(), 2);
+        // The last unit goes back inline and keeps its place.
+        t.remove(&(0, 0, left[0]));
+        assert!(matches!(t.pages[&(0, 0, 0)].slots, Slots::One(_)));
+        assert_eq!(t.place(&(0, 0, left[1])), Some((1, 63 - left[1] as u32)));
+        assert_eq!(t.place(&(0, 0, left[0])), None);
     }
 
     #[test]
