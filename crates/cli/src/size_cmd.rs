@@ -60,6 +60,7 @@ pub struct SizeArgs {
 /// `bbsim size`.
 pub fn run(a: &SizeArgs) -> Result<(), String> {
     install_interrupt_handler();
+    crate::heap::map_large_blocks();
     if a.target.iter().any(|t| t == "help") {
         println!(
             "targets: {TARGET_SYNTAX}\nmetrics:\n{}",

@@ -168,6 +168,7 @@ fn split_values(text: &str) -> Result<Vec<&str>, String> {
 /// `bbsim sweep`.
 pub fn run(a: &SweepArgs) -> Result<(), String> {
     install_interrupt_handler();
+    crate::heap::map_large_blocks();
     if a.point.is_some() || a.array_task || a.slurm || a.collect {
         return planned(a);
     }
