@@ -27,7 +27,7 @@ use bbsim_topology::Nic;
 pub use hosts::{BbHost, IoHost};
 pub use jobctl::JobCtl;
 pub use node::{NodeLp, Target};
-pub use op_log::{OpLog, OpRecord};
+pub use op_log::{OpLog, OpRecord, TargetTable};
 pub use resctl::ResCtl;
 
 /// Latency of job-control messages (barrier arrival and release, rank and job completion):

@@ -35,28 +35,49 @@ pub struct OpRecord {
     pub end: Time,
 }
 
-/// The operations one node's ranks finished, in completion order until [`OpLog::sort`].
+/// Distinct targets, each numbered by its first use.
 #[derive(Clone, Debug, Default)]
-pub struct OpLog {
-    records: Vec<OpRecord>,
-    /// The distinct targets of the records, in order of first use.
+pub struct TargetTable {
     targets: Vec<Target>,
     /// Where each of `targets` is.
     index: HashMap<Target, u32>,
 }
 
+impl TargetTable {
+    /// The number of `target`, given the next one if it is new.
+    pub fn intern(&mut self, target: &Target) -> u32 {
+        if let Some(&i) = self.index.get(target) {
+            return i;
+        }
+        let i = self.targets.len() as u32;
+        self.targets.push(target.clone());
+        self.index.insert(target.clone(), i);
+        i
+    }
+
+    /// The targets in number order.
+    pub fn as_slice(&self) -> &[Target] {
+        &self.targets
+    }
+
+    /// The targets in number order, without the lookup index.
+    pub fn into_targets(self) -> Vec<Target> {
+        self.targets
+    }
+}
+
+/// The operations one node's ranks finished, in completion order until [`OpLog::sort`].
+#[derive(Clone, Debug, Default)]
+pub struct OpLog {
+    records: Vec<OpRecord>,
+    /// The distinct targets of the records.
+    targets: TargetTable,
+}
+
 impl OpLog {
     /// Appends `record`, served by `target` (its `target` field is set here).
     pub fn push(&mut self, mut record: OpRecord, target: &Target) {
-        record.target = match self.index.get(target) {
-            Some(&i) => i,
-            None => {
-                let i = self.targets.len() as u32;
-                self.targets.push(target.clone());
-                self.index.insert(target.clone(), i);
-                i
-            }
-        };
+        record.target = self.targets.intern(target);
         self.records.push(record);
     }
 
@@ -75,25 +96,29 @@ impl OpLog {
         self.records.is_empty()
     }
 
-    /// The distinct targets its records name.
+    /// The distinct targets its records name (none once they were moved to a shared table).
     pub fn targets(&self) -> &[Target] {
-        &self.targets
+        self.targets.as_slice()
     }
 
-    /// Where `record` was served.
+    /// Where `record` was served (while the log keeps its own targets).
     pub fn target(&self, record: &OpRecord) -> &Target {
-        &self.targets[record.target as usize]
+        &self.targets.as_slice()[record.target as usize]
     }
 
-    /// Renumbers the records' targets through `map` (old index → new index) and takes the
-    /// new numbering's table as its own, for a log whose records are to share a table with
-    /// other logs' (`targets[map[i]] == old targets[i]` for every old index `i`).
-    pub fn renumber(&mut self, map: &[u32]) {
+    /// Moves its targets into `shared`, a table several logs share: afterwards its records
+    /// name targets by their numbers in `shared`, and the log keeps no table of its own.
+    pub fn share_targets(&mut self, shared: &mut TargetTable) {
+        let map: Vec<u32> = self
+            .targets
+            .as_slice()
+            .iter()
+            .map(|t| shared.intern(t))
+            .collect();
         for r in &mut self.records {
             r.target = map[r.target as usize];
         }
-        self.targets = Vec::new();
-        self.index = HashMap::new();
+        self.targets = TargetTable::default();
     }
 
     /// Sorts the records by rank, start, end and offset; records equal in all four keep
@@ -140,6 +165,33 @@ mod tests {
         assert_eq!(log.targets(), &[bb.clone(), Target::Pfs]);
         let named: Vec<&Target> = log.records().iter().map(|r| log.target(r)).collect();
         assert_eq!(named, vec![&bb, &Target::Pfs, &bb]);
+    }
+
+    #[test]
+    fn shared_targets_keep_what_each_record_names() {
+        let bb = |s: u32| Target::Bb {
+            servers: vec![s],
+            spilled: false,
+        };
+        let mut shared = TargetTable::default();
+        let mut a = OpLog::default();
+        a.push(record(0, 0, 1), &bb(1));
+        a.push(record(0, 1, 2), &Target::Pfs);
+        let mut b = OpLog::default();
+        b.push(record(1, 0, 1), &Target::Pfs);
+        b.push(record(1, 1, 2), &bb(2));
+        a.share_targets(&mut shared);
+        b.share_targets(&mut shared);
+        assert!(a.targets().is_empty() && b.targets().is_empty());
+        let named = |l: &OpLog| -> Vec<Target> {
+            l.records()
+                .iter()
+                .map(|r| shared.as_slice()[r.target as usize].clone())
+                .collect()
+        };
+        assert_eq!(named(&a), vec![bb(1), Target::Pfs]);
+        assert_eq!(named(&b), vec![Target::Pfs, bb(2)]);
+        assert_eq!(shared.as_slice().len(), 3);
     }
 
     #[test]

@@ -4,17 +4,16 @@
 //! The compute nodes' operation logs ([`OpLog`]) are taken out of the LPs when the run ends
 //! and kept as they are, not copied into one table: a full-scale LAMMPS run logs 1.4 million
 //! operations. Each log is sorted by rank and time in place and its records renumbered onto
-//! one table of distinct targets; since a rank's operations are all on its node, the
+//! one table of distinct targets ([`TargetTable`]); since a rank's operations are all on its node, the
 //! timeline's order (job, rank, start, end, offset) is each rank's run of records taken in
 //! job and rank order. Files and targets become text only when `timeline.csv` is written.
 
 use super::chart::IoKind;
 use super::collect::secs;
 use super::csv_text::CsvText;
-use crate::model::{OpLog, OpRecord, SimLp, Target};
+use crate::model::{OpLog, OpRecord, SimLp, Target, TargetTable};
 use bbsim_engine::Simulation;
 use bbsim_workload::Workload;
-use std::collections::HashMap;
 
 /// One row of the timeline: a finished operation and the job and node of its rank.
 #[derive(Clone, Copy, Debug)]
@@ -60,7 +59,7 @@ impl Timeline {
     /// empty). A run without `outputs.timeline` gives an empty timeline.
     pub fn take(sim: &mut Simulation<SimLp>) -> Timeline {
         let mut t = Timeline::default();
-        let mut index: HashMap<Target, u32> = HashMap::new();
+        let mut targets = TargetTable::default();
         for lp in sim.lps_mut() {
             let SimLp::Node(n) = lp else { continue };
             let Some(job) = n.job else { continue };
@@ -68,17 +67,7 @@ impl Timeline {
                 continue;
             }
             let mut log = std::mem::take(&mut n.ops);
-            let map: Vec<u32> = log
-                .targets()
-                .iter()
-                .map(|target| {
-                    *index.entry(target.clone()).or_insert_with(|| {
-                        t.targets.push(target.clone());
-                        (t.targets.len() - 1) as u32
-                    })
-                })
-                .collect();
-            log.renumber(&map);
+            log.share_targets(&mut targets);
             log.sort();
             let at = t.nodes.len() as u32;
             let records = log.records();
@@ -103,6 +92,7 @@ impl Timeline {
         }
         // Stable: a rank found on two nodes (never, in this model) would keep LP order.
         t.runs.sort_by_key(|r| (r.job, r.rank));
+        t.targets = targets.into_targets();
         t
     }
 
