@@ -32,10 +32,10 @@
 #                              finishes; a plan of fewer than N sweeps runs each sweep's
 #                              runs N / sweeps at a time. Sweeps end in any order; every
 #                              sweep started is a line of OUTPUT_DIR/sweeps.txt, every failed
-#                              one of failed.txt. Memory: a full-scale run takes up to
-#                              2.3 GB (the LAMMPS mixes on a grouped placement, with their
-#                              millions of small files; docs/performance.md), so 2 at once
-#                              fit an 8 GB laptop
+#                              one of failed.txt. Memory: a full-scale run measured so far
+#                              takes up to 1.7 GB (the LAMMPS mixes, with their millions of
+#                              small files; docs/performance.md), so 2 at once fit an 8 GB
+#                              laptop
 #   STUDY_PACKET_SIZE=size     network packet size (default 4KiB, moved in 64 KiB units: the
 #                              model checked against 4 KiB packets one at a time in
 #                              docs/network.md, "Convergence"; 64KiB with
