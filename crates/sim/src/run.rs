@@ -169,12 +169,7 @@ impl Loaded {
 
     /// Job names in job order.
     pub fn job_names(&self) -> Vec<String> {
-        self.design
-            .workload
-            .jobs
-            .iter()
-            .map(|j| j.name.clone())
-            .collect()
+        self.design.workload.job_names()
     }
 
     /// The lookahead window (ps): the smallest delay of any channel

@@ -757,6 +757,11 @@ impl Workload {
         self.jobs.iter().try_for_each(JobSpec::validate)
     }
 
+    /// The jobs' names, in job order.
+    pub fn job_names(&self) -> Vec<String> {
+        self.jobs.iter().map(|j| j.name.clone()).collect()
+    }
+
     /// Workload-wide file id of `(job, file)`: files are numbered job by job.
     pub fn global_file_id(&self, job: usize, file: FileId) -> Option<u64> {
         let job_spec = self.jobs.get(job)?;

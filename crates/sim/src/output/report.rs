@@ -26,7 +26,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 /// A job's name for the CSV files (`?` for an unknown job).
-fn job_field(job_names: &[String], job: u32) -> &str {
+pub(crate) fn job_field(job_names: &[String], job: u32) -> &str {
     job_names.get(job as usize).map_or("?", String::as_str)
 }
 
@@ -148,7 +148,7 @@ pub fn render(
     } else {
         String::new()
     };
-    let job_names: Vec<String> = workload.jobs.iter().map(|j| j.name.clone()).collect();
+    let job_names = workload.job_names();
     let ranks = ranks_csv(r, &job_names);
     let body = Summary {
         bbsim_version: env!("CARGO_PKG_VERSION"),

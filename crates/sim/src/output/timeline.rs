@@ -141,6 +141,7 @@ impl Timeline {
     /// with picosecond resolution.
     pub fn csv(&self, workload: &Workload) -> String {
         let labels: Vec<String> = self.targets.iter().map(target_label).collect();
+        let job_names = workload.job_names();
         // About 105 bytes a row on the study's runs; room for more keeps the buffer from
         // doubling (untouched capacity costs no memory).
         let mut t = CsvText::with_capacity(self.len() * 128 + 128);
@@ -159,7 +160,7 @@ impl Timeline {
                     unknown.as_str()
                 }
             };
-            t.field(job.map_or("?", |j| j.name.as_str()))
+            t.field(super::report::job_field(&job_names, row.job))
                 .value(e.rank)
                 .value(row.node)
                 .field(if e.write { "write" } else { "read" })
