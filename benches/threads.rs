@@ -3,8 +3,9 @@
 //! (the asynchronous executor throughout), for four kinds of run:
 //!
 //! - `gtc_ior`: the study's GTC + IOR mix on the Summit-like fat-tree with the global BB
-//!   (`scenarios/study/gtc-ior.toml`) at 4 MB per GTC rank and 8 MiB IOR blocks, 64 KiB packets:
-//!   dense packet bursts, the case threads are for;
+//!   (`scenarios/study/gtc-ior.toml`) at 4 MB per GTC rank and 8 MiB IOR blocks, on the study's
+//!   network model (4 KiB packets in 64 KiB units): dense packet bursts, the case threads are
+//!   for;
 //! - `cori_ior`: Cori's DataWarp under IOR (`scenarios/cori-ior.toml`), all 4,480 processes at
 //!   16 MiB each: a few events per lookahead window;
 //! - `quickstart`: the built-in scenario, small and sparse;
@@ -39,8 +40,6 @@ fn threads(c: &mut Criterion) {
             &[
                 "jobs.0.bytes_per_rank=4MB",
                 "jobs.1.block_size=8MiB",
-                // The packets the recorded figures were taken with (docs/performance.md).
-                "simulation.packet_size=64KiB",
                 "outputs.timeline=false",
             ],
         ),
