@@ -140,14 +140,15 @@ study_collect() {
 
     "$BBSIM" plot bars "$OUT/jobs.csv" --value avg_hops --label job,system --group placement \
         --title "Average I/O hops per application, topology and placement (mean over mixes and overheads)" \
-        --unit hops --out "$OUT/figures/hops.svg" >/dev/null || die "drawing figures/hops.svg failed"
+        --unit hops --axis "average I/O path length" --out "$OUT/figures/hops.svg" >/dev/null || die "drawing figures/hops.svg failed"
     for app in gtc hacc lammps s3d; do
         for sys in $SYSTEMS; do
             grep -q "^$sys,[^,]*,[^,]*,[^,]*,$app," "$OUT/jobs.csv" || continue
             "$BBSIM" plot bars "$OUT/jobs.csv" --value phase1_time_in_io_max_s --label setting,op_overhead --group placement \
                 --where "job=$app" --where "system=$sys" \
                 --title "$(echo "$app" | tr a-z A-Z) on $sys: slowest rank's time in I/O in the first I/O phase, alone and co-scheduled" \
-                --unit "$UNIT" --scale "$UNIT_SCALE" --out "$OUT/figures/io-phase-$app-$sys.svg" >/dev/null ||
+                --unit "$UNIT" --scale "$UNIT_SCALE" --axis "slowest rank's time in I/O, first I/O phase" \
+                --out "$OUT/figures/io-phase-$app-$sys.svg" >/dev/null ||
                 die "drawing figures/io-phase-$app-$sys.svg failed"
         done
     done

@@ -75,6 +75,10 @@ pub struct BarsArgs {
     /// values in seconds; bars are labelled with three decimals).
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
+    /// What the value axis shows, in words (default: "mean <value>"); the unit is appended in
+    /// parentheses.
+    #[arg(long, value_name = "TEXT")]
+    pub axis: Option<String>,
     /// SVG file to write.
     #[arg(long)]
     pub out: PathBuf,
@@ -222,10 +226,11 @@ fn bars(a: &BarsArgs) -> Result<(), String> {
         ("", true) => column_unit(&a.value).unwrap_or("").to_string(),
         (u, _) => u.to_string(),
     };
-    let axis = if unit.is_empty() && a.scale != 1.0 {
-        format!("mean {} x {}", a.value, a.scale)
-    } else {
-        format!("mean {}", column_axis_label(&a.value, &unit))
+    let axis = match (&a.axis, unit.is_empty()) {
+        (Some(text), true) => text.clone(),
+        (Some(text), false) => format!("{text} ({unit})"),
+        (None, true) if a.scale != 1.0 => format!("mean {} x {}", a.value, a.scale),
+        (None, _) => format!("mean {}", column_axis_label(&a.value, &unit)),
     };
     let title = a.title.clone().unwrap_or_else(|| {
         let by = a.rows.label.join(", ");

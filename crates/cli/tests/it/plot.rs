@@ -83,6 +83,18 @@ fn bars_plot_the_mean_per_label_with_filters() {
         "{texts:?}"
     );
 
+    // --axis names the value axis in words; the unit follows.
+    run_ok(&bars_args(
+        csv,
+        "avg_hops",
+        "job",
+        &["--unit", "hops", "--axis", "average I/O hops"],
+        svg,
+    ));
+    let texts = svg_texts(&std::fs::read_to_string(&svg_path).expect("svg written"));
+    assert!(has(&texts, "average I/O hops (hops)"), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.starts_with("mean ")), "{texts:?}");
+
     let err = run_err(&bars_args(csv, "hops", "job", &[], svg));
     assert!(
         err.contains("no column `hops`") && err.contains("avg_hops"),

@@ -396,6 +396,18 @@ fn reproduce_script_runs_one_mix_at_smoke_scale() {
         let svg = std::fs::read_to_string(out.join(fig)).expect(fig);
         assert!(svg.starts_with("<svg") && svg.contains("</svg>"), "{fig}");
     }
+    // Figures (a) and (c) say what their value axis shows in words, with the unit.
+    for (fig, axis) in [
+        ("figures/hops.svg", "average I/O path length (hops)"),
+        (
+            "figures/io-phase-gtc-summit.svg",
+            "slowest rank's time in I/O, first I/O phase (ms)",
+        ),
+    ] {
+        let svg = std::fs::read_to_string(out.join(fig)).expect(fig);
+        let texts = bbsim_sim::output::chart::svg_texts(&svg);
+        assert!(texts.iter().any(|t| t == axis), "{fig}: {texts:?}");
+    }
     // IOR (2 nodes, allocation = "next-to" in the mix file) sits on the free nodes nearest
     // to GTC's 8, in every run.
     for r in &rows {
