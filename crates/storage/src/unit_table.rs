@@ -22,9 +22,9 @@
 //! a page holds 16 of them; a page costs 48 bytes in the page table (load factor 0.44 to 0.875)
 //! plus its slots (a page of one unit, as most are where ranks write a file per step, keeps
 //! its slot inline and allocates nothing), which with the file's page list comes to about 14
-//! bytes per settled unit ([`UnitTable::heap_bytes`]; docs/performance.md). Slots hold their state bits
-//! themselves rather than in per-page bitmaps, which would make a page-table entry 32 bytes
-//! larger.
+//! bytes per settled unit ([`UnitTable::heap_bytes`]; docs/performance.md). Slots hold their
+//! state bits themselves rather than in per-page bitmaps, which would make a page-table entry
+//! 32 bytes larger.
 //!
 //! Why not extents (one record per run of consecutive units): a run shares neither a device nor
 //! an address range. The server takes each unit's logical address from its SSD's allocator in

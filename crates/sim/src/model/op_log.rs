@@ -101,11 +101,6 @@ impl OpLog {
         self.targets.as_slice()
     }
 
-    /// Where `record` was served (while the log keeps its own targets).
-    pub fn target(&self, record: &OpRecord) -> &Target {
-        &self.targets.as_slice()[record.target as usize]
-    }
-
     /// Moves its targets into `shared`, a table several logs share: afterwards its records
     /// name targets by their numbers in `shared`, and the log keeps no table of its own.
     pub fn share_targets(&mut self, shared: &mut TargetTable) {
@@ -163,7 +158,11 @@ mod tests {
         log.push(record(0, 1, 2), &Target::Pfs);
         log.push(record(1, 0, 2), &bb);
         assert_eq!(log.targets(), &[bb.clone(), Target::Pfs]);
-        let named: Vec<&Target> = log.records().iter().map(|r| log.target(r)).collect();
+        let named: Vec<&Target> = log
+            .records()
+            .iter()
+            .map(|r| &log.targets()[r.target as usize])
+            .collect();
         assert_eq!(named, vec![&bb, &Target::Pfs, &bb]);
     }
 

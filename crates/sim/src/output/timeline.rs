@@ -4,9 +4,10 @@
 //! The compute nodes' operation logs ([`OpLog`]) are taken out of the LPs when the run ends
 //! and kept as they are, not copied into one table: a full-scale LAMMPS run logs 1.4 million
 //! operations. Each log is sorted by rank and time in place and its records renumbered onto
-//! one table of distinct targets ([`TargetTable`]); since a rank's operations are all on its node, the
-//! timeline's order (job, rank, start, end, offset) is each rank's run of records taken in
-//! job and rank order. Files and targets become text only when `timeline.csv` is written.
+//! one table of distinct targets ([`TargetTable`]); since a rank's operations are all on its
+//! node, the timeline's order (job, rank, start, end, offset) is each rank's run of records
+//! taken in job and rank order. Files and targets become text only when `timeline.csv` is
+//! written.
 
 use super::chart::IoKind;
 use super::collect::secs;
