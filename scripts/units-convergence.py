@@ -33,7 +33,7 @@ sample standard deviation over the seeds) where that is larger.
       [--study SYSTEM-PLACEMENT:MIX ...] [--units 64KiB 256KiB] [--packet 4KiB]
       [--scenario FILE[:JOB[:PHASE]][@KEY=VALUE...] ...] [--file-row] [--packet-set KEY=VALUE ...]
       [--seeds 1 2 3] [--set KEY=VALUE ...] [--variant LABEL:KEY=VALUE[,KEY=VALUE] ...] [--jobs N]
-      [--out DIR]
+      [--out DIR [--keep]]
 
 --set applies to every row of the study and scenario cases (a reduction such as
 jobs.0.bytes_per_rank=4MB); --packet-set to every row but the file row (such as
@@ -47,7 +47,9 @@ decides routes once per 64 KiB of a message, as units do, but moves 4 KiB packet
 64 KiB units that leave with whatever credit there is.
 
 The table goes to stdout; every run's figures go to runs.csv in the output directory (a new
-temporary directory unless --out names one), which is named on stderr.
+temporary directory unless --out names one), which is named on stderr. With --keep, study and
+scenario runs whose directory in --out already holds a summary.json are read instead of run
+again (micro-benchmarks, which take seconds, always run).
 """
 
 import argparse
@@ -63,6 +65,9 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MICRO = ["incast", "victim", "edge-fan-in", "taper", "dragonfly-worst-case"]
 STUDY = ["summit-global:gtc", "edison-global:gtc"]
+# --keep: study and scenario runs whose directory already holds a summary.json are read, not
+# run again.
+KEEP = False
 # The row of a scenario case run with the file's own packet and unit settings.
 FILE_ROW = "file"
 
@@ -157,9 +162,10 @@ def run_one(bbsim, case, row, seed, sets, threads, out, packet, packet_sets):
            "--set", "outputs.timeline=false"] + common
     for s in sets:
         cmd += ["--set", s]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        fail(f"{' '.join(cmd)} failed:\n{res.stderr}")
+    if not (KEEP and os.path.exists(os.path.join(d, "summary.json"))):
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            fail(f"{' '.join(cmd)} failed:\n{res.stderr}")
     with open(os.path.join(d, "summary.json")) as f:
         s = json.load(f)
     job, phase = (case[3], case[4]) if kind == "scenario" else (0, None)
@@ -254,7 +260,13 @@ def main():
                     help="LABEL:KEY=VALUE[,KEY=VALUE...], a row of the reference with more overrides")
     ap.add_argument("--jobs", type=int, default=1, help="runs at once (each on one thread)")
     ap.add_argument("--out", help="directory for the runs (default: a new temporary one)")
+    ap.add_argument("--keep", action="store_true",
+                    help="read the study and scenario runs already in --out instead of running "
+                         "them again (to resume a suite, or to keep the reference runs of a "
+                         "change that leaves the packet model alone)")
     a = ap.parse_args()
+    global KEEP
+    KEEP = a.keep
     if not (os.path.isfile(a.bbsim) and os.access(a.bbsim, os.X_OK)):
         fail(f"{a.bbsim}: not an executable (cargo build --release)")
     sets = a.sets if a.sets is not None else ["jobs.0.bytes_per_rank=4MB"]

@@ -28,6 +28,10 @@ fn default_buffer_packets() -> u32 {
 fn default_router_delay() -> Time {
     90 * NS
 }
+fn default_unit_spread() -> bool {
+    true
+}
+
 fn default_ugal_threshold() -> u32 {
     3_072
 }
@@ -265,6 +269,14 @@ pub struct NetworkConfig {
     /// sends whatever credit allows at once, as the packet model's packets would.
     #[serde(default)]
     pub min_part: Option<u32>,
+    /// Units only: whether a unit whose route is slower than the link it arrived on (at its
+    /// output, or at the network's slowest channel further on) is spread over routes as its
+    /// packets would have been ([`crate::router`]): the share of its packets that route drains
+    /// while they arrive takes it, and the rest decides its route again. Default `true`;
+    /// `false` routes every unit whole, a diagnostic variant that measures what spreading
+    /// changes.
+    #[serde(default = "default_unit_spread")]
+    pub unit_spread: bool,
     /// Router delay (routing and switch traversal) in ps. Default 90 ns.
     #[serde(default = "default_router_delay")]
     pub router_delay: Time,
@@ -326,6 +338,7 @@ impl NetworkConfig {
             lane_block: None,
             credit_batch: None,
             min_part: None,
+            unit_spread: default_unit_spread(),
             router_delay: default_router_delay(),
             ugal_threshold: default_ugal_threshold(),
             vcs: None,
@@ -365,6 +378,12 @@ pub struct RouterParams {
     pub lane_block: u16,
     /// Bytes of credit returned at once ([`NetworkConfig::credit_batch`]; 0: every packet's).
     pub credit_batch: u32,
+    /// Whether units routed to a slower output spread over outputs
+    /// ([`NetworkConfig::unit_spread`]).
+    pub unit_spread: bool,
+    /// The slowest channel between two routers (bytes per second; `u64::MAX` with none): the
+    /// rate a spreading unit's route may narrow to past its next hop.
+    pub slowest_channel: u64,
     /// Router delay in ps.
     pub router_delay: Time,
     /// Virtual channels per port (set by the routing algorithm).
@@ -530,6 +549,12 @@ impl Network {
                 return Err(NetError::invalid(NetParam::Vcs, expected, v));
             }
         };
+        let slowest_channel = (0..topo.routers())
+            .flat_map(|r| topo.ports(r))
+            .filter(|p| matches!(p.peer, Peer::Router { .. }))
+            .map(|p| p.link.bandwidth)
+            .min()
+            .unwrap_or(u64::MAX);
         Ok(Network {
             topo: Arc::new(topo),
             algo,
@@ -542,6 +567,8 @@ impl Network {
                 grant_block: packets_per(cfg, cfg.grant_block, NetParam::GrantBlock)?,
                 lane_block: packets_per(cfg, cfg.lane_block, NetParam::LaneBlock)?,
                 credit_batch: cfg.credit_batch.unwrap_or(0),
+                unit_spread: cfg.unit_spread,
+                slowest_channel,
                 router_delay: cfg.router_delay,
                 vcs,
                 ugal_threshold: cfg.ugal_threshold,

@@ -524,6 +524,10 @@ impl<P> Router<P> {
         pkt.hops = pkt.hops.saturating_add(1);
         self.stats.packets += u64::from(pkt.span.max(1));
         let dst = self.topo.wiring().terminals[pkt.dst as usize];
+        if dst.router != self.id && pkt.span > 1 && self.params.unit_spread {
+            self.spread(pkt, payload, dst.router, ctx);
+            return;
+        }
         let (out_port, out_vc) = if dst.router == self.id {
             (dst.port, 0)
         } else if self.params.routing_block > 1 && pkt.span <= 1 {
@@ -531,17 +535,120 @@ impl<P> Router<P> {
         } else {
             self.decide_route(&mut pkt, dst.router, ctx)
         };
-        let cost = pkt.cost();
-        let out_vc = if self.lanes && self.ports[usize::from(out_port)].rt.kind == PeerKind::Router
-        {
+        let out_vc = self.output_lane(&pkt, out_port, out_vc, payload.is_some());
+        self.enqueue(pkt, payload, 0, out_port, out_vc, ctx);
+    }
+
+    /// The VC `pkt` takes on `out_port`: where VCs act as lanes (fat-tree, towards a router)
+    /// the lane with the most free downstream buffer (or its block's lane under the lane-block
+    /// variant), else the routing's `out_vc`.
+    fn output_lane(&mut self, pkt: &Packet, out_port: u16, out_vc: u8, last: bool) -> u8 {
+        if self.lanes && self.ports[usize::from(out_port)].rt.kind == PeerKind::Router {
             if self.params.lane_block > 1 && pkt.span <= 1 {
-                self.lane_in_blocks(&pkt, out_port, payload.is_some())
+                self.lane_in_blocks(pkt, out_port, last)
             } else {
                 self.widest_lane(usize::from(out_port))
             }
         } else {
             out_vc
-        };
+        }
+    }
+
+    /// Routes a unit of several packets the way its packets would have gone
+    /// ([`crate::NetworkConfig::unit_spread`]). Its packets arrive at the input link's rate
+    /// `in`; a route whose rate `out` is lower (the output's, or the network's slowest channel
+    /// if that is lower still, which the route may cross further on) drains only
+    /// `ceil(span x out / in)` of them while they all arrive, and the packet model's
+    /// per-packet decisions (UGAL, adaptive up-ports, random global slots) would send the
+    /// rest elsewhere as that route's queue grows. So the unit's front part of that share
+    /// takes the decided output, and the rest decides again, from the routing fields the
+    /// unit arrived with and the loads the front part left, and so on. Consecutive parts that
+    /// decide alike stay one part: a unit is split only where its packets would have parted
+    /// ways (never under deterministic routing), and never where its input is no faster
+    /// than every channel ahead.
+    fn spread<E: From<NetEvent<P>>>(
+        &mut self,
+        mut pkt: Packet,
+        payload: Option<P>,
+        dst_router: u32,
+        ctx: &mut Ctx<'_, E>,
+    ) {
+        let ps = self.params.packet_size;
+        let arrived_with = route_fields(&pkt);
+        let in_bw = self.ports[usize::from(pkt.in_port)].rt.bandwidth;
+        let total = u64::from(pkt.span);
+        // The front part not yet enqueued: its packets, routing fields, port and VC.
+        let mut front: Option<(u16, RouteFields, u16, u8)> = None;
+        let mut sent = 0u32;
+        let mut left = pkt.span;
+        // Loads the front part would add, counted while the rest decides.
+        let mut pending: u64 = 0;
+        while left > 0 {
+            let (port, vc) = self.decide_route(&mut pkt, dst_router, ctx);
+            let vc = self.output_lane(&pkt, port, vc, false);
+            let out_bw = self.ports[usize::from(port)]
+                .rt
+                .bandwidth
+                .min(self.params.slowest_channel);
+            let share = if out_bw < in_bw {
+                (total * out_bw).div_ceil(in_bw).clamp(1, u64::from(left)) as u16
+            } else {
+                left
+            };
+            let fields = route_fields(&pkt);
+            match &mut front {
+                Some((n, f, p, v)) if (*f, *p, *v) == (fields, port, vc) => *n += share,
+                _ => {
+                    if let Some((n, f, p, v)) = front.take() {
+                        self.load[usize::from(p)] -= pending;
+                        let part = self.front_part(&pkt, n, f);
+                        sent += u32::from(n) * ps;
+                        self.enqueue(part, None, sent - u32::from(n) * ps, p, v, ctx);
+                    }
+                    front = Some((share, fields, port, vc));
+                    pending = 0;
+                }
+            }
+            let bytes = u64::from(share) * u64::from(ps);
+            self.load[usize::from(port)] += bytes;
+            pending += bytes;
+            left -= share;
+            (pkt.aux, pkt.slot, pkt.flags, pkt.ghops, pkt.vc) = arrived_with;
+        }
+        let Some((n, f, p, v)) = front else { return };
+        self.load[usize::from(p)] -= pending;
+        // The last part carries the rest of the unit: its header, its short last packet and
+        // the payload.
+        let front_bytes = sent;
+        pkt.bytes -= front_bytes;
+        pkt.span = n;
+        (pkt.aux, pkt.slot, pkt.flags, pkt.ghops, pkt.vc) = f;
+        self.enqueue(pkt, payload, front_bytes, p, v, ctx);
+    }
+
+    /// The front part of `n` whole packets of unit `pkt`, with routing fields `f`.
+    fn front_part(&mut self, pkt: &Packet, n: u16, f: RouteFields) -> Packet {
+        let mut part = *pkt;
+        part.bytes = u32::from(n) * self.params.packet_size;
+        part.span = n;
+        (part.aux, part.slot, part.flags, part.ghops, part.vc) = f;
+        self.stats.splits += 1;
+        part
+    }
+
+    /// Queues `pkt` (`sent` bytes into its unit) at its input VC for `out_port` and `out_vc`,
+    /// or sends it at once when it is the input's head, its port is free and the downstream
+    /// buffer takes it whole.
+    fn enqueue<E: From<NetEvent<P>>>(
+        &mut self,
+        pkt: Packet,
+        payload: Option<P>,
+        sent: u32,
+        out_port: u16,
+        out_vc: u8,
+        ctx: &mut Ctx<'_, E>,
+    ) {
+        let cost = pkt.cost();
         self.load[usize::from(out_port)] += u64::from(cost);
         let in_port = usize::from(pkt.in_port);
         self.stats.change(ctx.now(), in_port, true, cost);
@@ -549,7 +656,7 @@ impl<P> Router<P> {
         let b = Buffered {
             pkt,
             arrived: ctx.now(),
-            sent: 0,
+            sent,
             payload,
             out_port,
             out_vc,

@@ -368,6 +368,15 @@ pub fn compute_network(s: &Scenario, map: &SourceMap) -> Result<NetworkConfig, D
         }
         *field = Some(b.0 as u32);
     }
+    if let Some(spread) = n.unit_spread {
+        if n.model != NetModel::Packet {
+            return Err(map.error_at(
+                "network.unit_spread",
+                "applies to the packet model only (network.model = \"packet\")",
+            ));
+        }
+        cfg.unit_spread = spread;
+    }
     Ok(cfg)
 }
 

@@ -105,6 +105,12 @@ pub struct NetworkSection {
     /// credits of this many bytes (or when they empty). Default: every packet's credit.
     #[serde(default)]
     pub credit_batch: Option<Bytes>,
+    /// Units: whether a unit routed to an output slower than the link it arrived on spreads
+    /// over outputs as its packets would have (the share that output drains while the unit
+    /// arrives takes it; the rest decides its route again). Default true; false routes every
+    /// unit whole, a diagnostic variant.
+    #[serde(default)]
+    pub unit_spread: Option<bool>,
     /// Units: the smallest part a unit of several packets is sent as when the downstream
     /// buffer has credit for less than all of it, a whole number of packets up to the VC
     /// buffer. Default: half the VC buffer; one packet sends whatever fits at once.

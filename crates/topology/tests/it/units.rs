@@ -8,8 +8,8 @@ use bbsim_engine::time::{NS, US};
 use bbsim_engine::{run_with_threads, Time};
 use bbsim_topology::link::serialisation;
 use bbsim_topology::{
-    Delivered, DragonflyConfig, FatTreeConfig, LinkParams, Network, NetworkConfig, RouterStats,
-    Routing, TopologyConfig,
+    AriesConfig, Delivered, DragonflyConfig, FatTreeConfig, LinkParams, Network, NetworkConfig,
+    RouterStats, Routing, TopologyConfig,
 };
 
 const KIB: u32 = 1024;
@@ -28,11 +28,31 @@ fn dragonfly_32() -> TopologyConfig {
     })
 }
 
-/// The adaptive fat-tree and the UGAL dragonfly the tests run on.
-fn adaptive_cases() -> [(TopologyConfig, Routing); 2] {
+/// An Aries dragonfly with Edison's channel speeds (8 GB/s terminals, 5.25 GB/s local and
+/// 1.5 GB/s global channels) on 2 x 4 routers per group, 2 terminals and 2 global channels per
+/// router, 5 groups: 80 terminals, every output of a source router slower than its terminal
+/// link, so units spread there.
+fn slow_global_aries() -> TopologyConfig {
+    TopologyConfig::Aries(AriesConfig {
+        rows: 2,
+        cols: 4,
+        terminals_per_router: 2,
+        h: 2,
+        groups: 5,
+        terminals: None,
+        terminal: LinkParams::new(8_000_000_000, 100 * NS),
+        local: LinkParams::new(5_250_000_000, 100 * NS),
+        global: LinkParams::new(1_500_000_000, 100 * NS),
+    })
+}
+
+/// The adaptive fat-tree, the UGAL dragonfly and the UGAL Aries with slow global channels the
+/// tests run on.
+fn adaptive_cases() -> [(TopologyConfig, Routing); 3] {
     [
         (fat_tree_16(), Routing::Adaptive),
         (dragonfly_32(), Routing::Ugal),
+        (slow_global_aries(), Routing::Ugal),
     ]
 }
 
@@ -357,4 +377,72 @@ fn coarse_units_on_an_incast_take_far_fewer_events() {
     let end = |v: &[Delivered<u64>]| v.iter().map(|d| d.delivered).max().unwrap() as f64;
     let (ea, eb) = (end(&a), end(&b));
     assert!((eb / ea - 1.0).abs() < 0.05, "{ea} vs {eb}");
+}
+
+/// Latency (ps) of one `bytes` message from terminal 0 to terminal 70 (another group) on an
+/// idle [`slow_global_aries`], in 4 KiB packets, or in 64 KiB units spread or routed whole.
+fn lone_stream_latency(unit: Option<u32>, spread: bool, bytes: u64) -> Time {
+    let mut cfg = net(slow_global_aries(), Routing::Ugal);
+    cfg.unit_spread = spread;
+    let n = with_units(cfg, unit, 64 * KIB);
+    let mut scripts = vec![Vec::new(); n.terminals() as usize];
+    scripts[0] = vec![Msg {
+        at: 0,
+        dst: 70,
+        bytes,
+        payload: 1,
+    }];
+    let (got, _, _) = run_all(&n, scripts, 1);
+    assert_eq!(got.len(), 1);
+    got[0].latency
+}
+
+#[test]
+fn units_spread_a_lone_stream_over_slow_outputs_as_its_packets_do() {
+    // One node writes 1 MB to another group over 1.5 GB/s global channels from an 8 GB/s
+    // terminal link. UGAL sends its 4 KiB packets over several paths at once, so the message
+    // streams at several global channels' rate. A 64 KiB unit routed whole fills the 64 KiB
+    // input buffer and holds it while one path drains it, so whole units stream more than
+    // half as slowly again. Spread units part where the packets would have, and come within
+    // 10 % of the packets.
+    let bytes = 1_000_000;
+    let packets = lone_stream_latency(None, true, bytes);
+    let spread = lone_stream_latency(Some(64 * KIB), true, bytes);
+    let whole = lone_stream_latency(Some(64 * KIB), false, bytes);
+    let channel = serialisation(bytes, 1_500_000_000);
+    assert!(
+        packets * 3 < channel,
+        "packets {packets} ps, one channel {channel} ps"
+    );
+    let diff = (spread as f64 / packets as f64 - 1.0).abs();
+    assert!(
+        diff < 0.10,
+        "spread {spread} ps against packets {packets} ps"
+    );
+    assert!(
+        whole * 2 > packets * 3,
+        "whole units {whole} ps against packets {packets} ps"
+    );
+}
+
+#[test]
+fn units_do_not_spread_on_outputs_as_fast_as_their_input() {
+    // On uniform links no output is slower than the link a unit came in on: spreading never
+    // splits a unit there, and the results are those of units routed whole.
+    for (topo, routing) in [
+        (fat_tree_16(), Routing::Adaptive),
+        (dragonfly_32(), Routing::Ugal),
+    ] {
+        let mut whole = net(topo, routing);
+        whole.unit_spread = false;
+        let mut spread = whole.clone();
+        spread.unit_spread = true;
+        let whole = with_units(whole, Some(64 * KIB), 64 * KIB);
+        let spread = with_units(spread, Some(64 * KIB), 64 * KIB);
+        let scripts = heavy(whole.terminals());
+        assert_eq!(
+            run_all(&whole, scripts.clone(), 1),
+            run_all(&spread, scripts, 1)
+        );
+    }
 }
