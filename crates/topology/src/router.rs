@@ -992,6 +992,11 @@ impl<P> Router<P> {
             };
             let tail = b.arrived - self.params.router_delay + ser_in;
             now.max(tail.saturating_sub(ser))
+        } else if b.sent > 0 {
+            // A later part of a spread unit cannot leave before its head has arrived and been
+            // routed, `sent` bytes into the unit (a part left behind for credit always can:
+            // it follows the front part on this output, which is no faster than the input).
+            now.max(b.arrived + serialisation(u64::from(b.sent), up.bandwidth))
         } else {
             now
         };
