@@ -1265,29 +1265,31 @@ fn merge_archive(data: &Path, name: &str) -> (Scratch, usize) {
     (out, made)
 }
 
-/// The matrix on the default network model (`study/archive-units`) merges, and every slice of
-/// it was made with 4 KiB packets in 64 KiB units, so runs of another model cannot slip in
-/// beside them.
+/// The matrices on units (`study/archive-units`, routed whole, and `study/archive-spread`,
+/// spread over slower routes) merge, and every slice of them was made with 4 KiB packets in
+/// 64 KiB units, so runs of another model cannot slip in beside them.
 #[test]
-fn the_units_archive_merges_and_holds_only_unit_runs() {
-    let data = repo().join("study/archive-units");
-    let (out, made) = merge_archive(&data, "study-archived-unit-runs");
-    assert!(made >= 12, "{made}");
-    for e in std::fs::read_dir(&data).expect("study/archive-units") {
-        let slice = e.expect("entry").path();
-        if !slice.join("runs").is_dir() {
-            continue;
+fn the_units_archives_merge_and_hold_only_unit_runs() {
+    for (archive, least) in [("study/archive-units", 12), ("study/archive-spread", 3)] {
+        let data = repo().join(archive);
+        let (out, made) = merge_archive(&data, "study-archived-unit-runs");
+        assert!(made >= least, "{archive}: {made}");
+        for e in std::fs::read_dir(&data).expect(archive) {
+            let slice = e.expect("entry").path();
+            if !slice.join("runs").is_dir() {
+                continue;
+            }
+            let prov = std::fs::read_to_string(slice.join("provenance.txt")).expect("provenance");
+            assert!(
+                prov.contains("network model: packet;")
+                    && prov.contains("packet size: 4KiB;")
+                    && prov.contains("unit size: 64KiB"),
+                "{}: {prov}",
+                slice.display()
+            );
         }
-        let prov = std::fs::read_to_string(slice.join("provenance.txt")).expect("provenance");
-        assert!(
-            prov.contains("network model: packet;")
-                && prov.contains("packet size: 4KiB;")
-                && prov.contains("unit size: 64KiB"),
-            "{}: {prov}",
-            slice.display()
-        );
+        let _ = std::fs::remove_dir_all(&out);
     }
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 /// This build reproduces an archived full-scale run exactly: S3D+IOR on the Summit-like
