@@ -619,11 +619,10 @@ impl<P> Router<P> {
         self.load[usize::from(p)] -= pending;
         // The last part carries the rest of the unit: its header, its short last packet and
         // the payload.
-        let front_bytes = sent;
-        pkt.bytes -= front_bytes;
+        pkt.bytes -= sent;
         pkt.span = n;
         (pkt.aux, pkt.slot, pkt.flags, pkt.ghops, pkt.vc) = f;
-        self.enqueue(pkt, payload, front_bytes, p, v, ctx);
+        self.enqueue(pkt, payload, sent, p, v, ctx);
     }
 
     /// The front part of `n` whole packets of unit `pkt`, with routing fields `f`.

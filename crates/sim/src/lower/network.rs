@@ -319,15 +319,25 @@ fn packets(s: &Scenario, map: &SourceMap) -> Result<(u32, u32, Option<u32>), Dia
         .ok_or_else(|| map.error_at("network.vc_buffer", "must be below 4GiB"))?;
     let unit = match s.simulation.unit_size {
         None => None,
-        Some(_) if s.network.model != NetModel::Packet => {
-            return Err(map.error_at(
-                "simulation.unit_size",
-                "applies to the packet model only (network.model = \"packet\")",
-            ))
+        Some(u) => {
+            packet_model_only(s.network.model, map, "simulation.unit_size")?;
+            Some(checked_unit_size(packet, u.0).map_err(|e| net_error(map, e))?)
         }
-        Some(u) => Some(checked_unit_size(packet, u.0).map_err(|e| net_error(map, e))?),
     };
     Ok((packet, vc_buffer, unit))
+}
+
+/// Rejects `key`, set in the scenario, unless the network runs the packet model (the path and
+/// flow models have no routers, buffers or units for it to act on).
+fn packet_model_only(model: NetModel, map: &SourceMap, key: &str) -> Result<(), Diagnostic> {
+    if model == NetModel::Packet {
+        Ok(())
+    } else {
+        Err(map.error_at(
+            key,
+            "applies to the packet model only (network.model = \"packet\")",
+        ))
+    }
 }
 
 /// The compute network of a scenario, without extra terminals: topology, routing, packets,
@@ -357,24 +367,14 @@ pub fn compute_network(s: &Scenario, map: &SourceMap) -> Result<NetworkConfig, D
         ("network.min_part", n.min_part, &mut cfg.min_part),
     ] {
         let Some(b) = value else { continue };
-        if n.model != NetModel::Packet {
-            return Err(map.error_at(
-                key,
-                "applies to the packet model only (network.model = \"packet\")",
-            ));
-        }
+        packet_model_only(n.model, map, key)?;
         if b.0 == 0 || b.0 > u64::from(u32::MAX / 2) {
             return Err(map.error_at(key, "must be 1B to 2GiB"));
         }
         *field = Some(b.0 as u32);
     }
     if let Some(spread) = n.unit_spread {
-        if n.model != NetModel::Packet {
-            return Err(map.error_at(
-                "network.unit_spread",
-                "applies to the packet model only (network.model = \"packet\")",
-            ));
-        }
+        packet_model_only(n.model, map, "network.unit_spread")?;
         cfg.unit_spread = spread;
     }
     Ok(cfg)
