@@ -15,12 +15,14 @@ Three kinds of case:
   study runs         scenarios/<system-placement>.toml with the jobs of
                      scenarios/study/<mix>.toml, composed as study/reproduce-study.sh does, with
                      the reduction given by --set: job 0's I/O phase length and mean time in
-                     I/O, hops and the non-minimal share.
+                     I/O, and the routers traversed and non-minimal share per delivered
+                     packet over the run (summary.json `routes`).
   ready scenarios    `bbsim run FILE` on any scenario (--scenario FILE[:JOB[:PHASE]], then
                      @KEY=VALUE for each override of that case only), with the
                      packet and unit given as overrides: the job's (by name or index; default
-                     the first) I/O phase, mean time in I/O, hops and non-minimal share, or the
-                     length of its I/O phase PHASE (0 = the first). --file-row adds a row run
+                     the first) I/O phase and mean time in I/O, or the length of its I/O phase
+                     PHASE (0 = the first), and the run's hops and non-minimal share per
+                     packet (all jobs' traffic). --file-row adds a row run
                      with the file's own packet and unit settings (no --packet-set), so that
                      the coarser packets a scenario ships with are measured against the same
                      reference.
@@ -172,9 +174,15 @@ def run_one(bbsim, case, row, seed, sets, threads, out, packet, packet_sets):
     j = pick_job(s["jobs"], job, name)
     # Study runs in milliseconds (their phases are short), ready scenarios in seconds.
     ms = 1.0 if kind == "scenario" else 1e3
+    # Routes per packet over the run's whole traffic, as the micro-benchmarks count them: a
+    # job's own figures are per message (any packet non-minimal marks its message), which
+    # cannot tell how a message's packets or units parted ways.
+    if "routes" not in s:
+        fail(f"{d}: summary.json has no `routes` (a run of an older build): run it again "
+             "without --keep")
     fig = {
-        "hops": j["avg_hops"],
-        "nonminimal": 100 * j["nonminimal_fraction"],
+        "hops": s["routes"]["mean_hops"],
+        "nonminimal": 100 * s["routes"]["nonminimal_share"],
         "events": s["run"]["events"],
         "wall": s["run"]["wall_s"],
     }

@@ -45,6 +45,12 @@ pub struct NetworkStats {
     /// Why input-buffer heads waited for their output ports, summed over all router ports:
     /// a busy port or a downstream buffer without credit (counts and ps).
     pub head_waits: HeadWaits,
+    /// Packets delivered to terminals (a unit counts as the packets it carries).
+    pub packets_delivered: u64,
+    /// Routers traversed, summed over the delivered packets.
+    pub packet_hops: u64,
+    /// Delivered packets that took a non-minimal route.
+    pub nonminimal_packets: u64,
 }
 
 impl NetworkStats {
@@ -62,6 +68,7 @@ impl NetworkStats {
         let mut max_busy = vec![0 as Time; n];
         let mut class_waits = vec![HeadWaits::default(); n];
         let mut packets_routed = 0;
+        let (mut delivered, mut hops, mut nonminimal) = (0u64, 0u64, 0u64);
         let (mut occ_sum, mut max_occ, mut max_port, mut count) = (0.0, 0u64, 0u64, 0u32);
         for (id, s) in routers {
             packets_routed += s.packets;
@@ -86,6 +93,9 @@ impl NetworkStats {
             sums[c].add(&nic.injection);
             channels[c] += 1;
             max_busy[c] = max_busy[c].max(nic.injection.busy);
+            delivered += nic.received_packets;
+            hops += nic.packet_hops;
+            nonminimal += nic.nonminimal_packets;
         }
         // Only connected ports route packets, so the classes hold every head wait.
         let mut waits = HeadWaits::default();
@@ -120,6 +130,9 @@ impl NetworkStats {
             max_buffer_occupancy: max_occ,
             max_port_occupancy: max_port,
             head_waits: waits,
+            packets_delivered: delivered,
+            packet_hops: hops,
+            nonminimal_packets: nonminimal,
         }
     }
 
@@ -133,6 +146,9 @@ impl NetworkStats {
         d.word(self.packets_routed)
             .word(self.mean_buffer_occupancy.to_bits())
             .word(self.max_buffer_occupancy)
-            .word(self.max_port_occupancy);
+            .word(self.max_port_occupancy)
+            .word(self.packets_delivered)
+            .word(self.packet_hops)
+            .word(self.nonminimal_packets);
     }
 }

@@ -232,6 +232,29 @@ pub struct LinkRow {
     pub head_wait_credit_s: f64,
 }
 
+/// What the network's delivered packets did, over all traffic (writes, reads, replies,
+/// drains): the packet-weighted counterparts of a job's message-level `avg_hops` and
+/// `nonminimal_fraction`. A unit counts as the packets it carries, each with the unit's route.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Routes {
+    /// Packets delivered to terminals.
+    pub packets: u64,
+    /// Routers traversed per delivered packet (0 without packets).
+    pub mean_hops: f64,
+    /// Share of the delivered packets routed non-minimally, 0 to 1.
+    pub nonminimal_share: f64,
+}
+
+impl Routes {
+    fn of(net: &NetworkStats) -> Self {
+        Routes {
+            packets: net.packets_delivered,
+            mean_hops: ratio(net.packet_hops, net.packets_delivered),
+            nonminimal_share: ratio(net.nonminimal_packets, net.packets_delivered),
+        }
+    }
+}
+
 /// Conservation of written bytes, cross-checked between three independent ledgers: the
 /// ranks' completed writes, the BB servers' byte counters and the PFS servers' totals.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -292,6 +315,8 @@ pub struct Results {
     pub servers: Vec<ServerRow>,
     /// Per-link-class results.
     pub links: Vec<LinkRow>,
+    /// Routers traversed and non-minimal share per delivered packet.
+    pub routes: Routes,
     /// Conservation check.
     pub conservation: Conservation,
     /// Simulated time at the end (ps): the last job end or the last event.
@@ -598,6 +623,7 @@ impl<'a> Collector<'a> {
             devices: self.devices,
             servers: self.servers,
             links: link_rows(&net),
+            routes: Routes::of(&net),
             conservation,
             sim_end,
         }

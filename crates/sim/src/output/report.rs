@@ -6,7 +6,8 @@
 
 use super::capacity::{occupancy_csv, CapacityRow, JobSizing};
 use super::collect::{
-    secs, secs_f, Conservation, DeviceRow, JobSummary, LinkRow, ReservationRow, Results, ServerRow,
+    secs, secs_f, Conservation, DeviceRow, JobSummary, LinkRow, ReservationRow, Results, Routes,
+    ServerRow,
 };
 use super::cost::Cost;
 pub use super::csv_text::csv_field;
@@ -103,6 +104,7 @@ struct Summary<'a> {
     servers: &'a [ServerRow],
     devices: &'a [DeviceRow],
     links: &'a [LinkRow],
+    routes: &'a Routes,
     conservation: &'a Conservation,
     sizing: Sizing<'a>,
     cost: &'a Cost,
@@ -163,6 +165,7 @@ pub fn render(
         servers: &r.servers,
         devices: &r.devices,
         links: &r.links,
+        routes: &r.routes,
         conservation: &r.conservation,
         sizing: Sizing {
             jobs: r

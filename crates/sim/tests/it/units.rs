@@ -122,3 +122,68 @@ fn units_give_the_same_outputs_on_any_thread_count() {
         );
     }
 }
+
+/// `summary.json`'s `routes` block: (packets, mean hops, non-minimal share).
+fn routes(r: &Rendered) -> (u64, f64, f64) {
+    let s = summary(r);
+    let x = &s["routes"];
+    (
+        x["packets"].as_u64().expect("routes.packets"),
+        x["mean_hops"].as_f64().expect("routes.mean_hops"),
+        x["nonminimal_share"]
+            .as_f64()
+            .expect("routes.nonminimal_share"),
+    )
+}
+
+#[test]
+fn routes_count_a_unit_as_the_packets_it_carries() {
+    // Every minimal route between two terminals of a fat-tree has the same length, and a
+    // message is the same packets whether they travel one by one or in units: so packets and
+    // 64 KiB units deliver the same packets over the same mean hops, none non-minimal.
+    let path = scenario("quickstart.toml");
+    let packets = routes(&run(&load(&path, &small_quickstart(&[])), 1));
+    let units = routes(&run(
+        &load(
+            &path,
+            &small_quickstart(&["simulation.unit_size=\"64KiB\""]),
+        ),
+        1,
+    ));
+    assert!(packets.0 > 1000, "{packets:?}");
+    assert!(packets.1 >= 1.0, "{packets:?}");
+    assert_eq!(packets, units);
+    assert_eq!(packets.2, 0.0);
+}
+
+#[test]
+fn routes_give_the_share_of_packets_each_routing_sends_the_long_way() {
+    // A few ranks writing to the Edison-like dragonfly's global BB servers, most of them in
+    // other groups: minimal routing never leaves the minimal route, Valiant routing sends
+    // every packet bound for another group through a random third one (longer routes),
+    // and UGAL lies between.
+    let path = scenario("edison-global.toml");
+    let figures = |routing: &str| {
+        let set = [
+            "jobs.0.ranks=24".to_string(),
+            "jobs.0.block_size=\"2MiB\"".to_string(),
+            "jobs.0.transfer_size=\"1MiB\"".to_string(),
+            format!("network.routing=\"{routing}\""),
+        ];
+        routes(&run(&load(&path, &set), 1))
+    };
+    let minimal = figures("minimal");
+    let valiant = figures("valiant");
+    let ugal = figures("ugal");
+    assert_eq!(minimal.2, 0.0, "{minimal:?}");
+    assert!(valiant.2 > 0.5, "{valiant:?}");
+    assert!(
+        valiant.1 > minimal.1 + 1.0,
+        "{valiant:?} against {minimal:?}"
+    );
+    assert!(
+        ugal.2 > 0.0 && ugal.2 < valiant.2,
+        "{ugal:?} against {valiant:?}"
+    );
+    assert_eq!(minimal.0, valiant.0);
+}
