@@ -181,6 +181,7 @@ def run_one(bbsim, case, row, seed, sets, threads, out, packet, packet_sets):
         fail(f"{d}: summary.json has no `routes` (a run of an older build): run it again "
              "without --keep")
     fig = {
+        "build": s.get("bbsim_commit", "unknown"),
         "hops": s["routes"]["mean_hops"],
         "nonminimal": 100 * s["routes"]["nonminimal_share"],
         "events": s["run"]["events"],
@@ -331,6 +332,15 @@ def main():
     seeds = len(a.seeds)
     print(f"Means over {seeds} seed(s); Δ against {a.packet} packets; tolerance in brackets "
           "(the larger of the fixed one and twice the reference's seed-to-seed spread).\n")
+    # Runs kept with --keep may come from other builds: say which builds the table mixes.
+    builds = {}
+    for r in results.values():
+        if "build" in r:
+            builds[r["build"]] = builds.get(r["build"], 0) + 1
+    if builds:
+        listed = ", ".join(f"{b} ({n} run{'s' if n > 1 else ''})" for b, n in sorted(builds.items()))
+        note = " (runs of different builds: check that their models agree)" if len(builds) > 1 else ""
+        print(f"Study and scenario runs from build {listed}{note}.\n")
     for kind, figures in (("micro", MICRO_FIGURES), ("study", STUDY_FIGURES),
                           ("scenario", SCENARIO_FIGURES)):
         rows = [c for c in cases if c[0] == kind]
