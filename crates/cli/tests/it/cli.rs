@@ -531,16 +531,6 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
             vec!["`network.unit_spread`"],
         ),
         (
-            data("tiny-fattree.toml"),
-            vec![
-                "--set",
-                "network.model=path",
-                "--set",
-                "network.unit_spread=false",
-            ],
-            vec!["`network.unit_spread`", "applies to the packet model only"],
-        ),
-        (
             // A unit's smallest part: whole packets, no more than the VC buffer.
             data("tiny-fattree.toml"),
             vec!["--set", "network.min_part=6KiB"],

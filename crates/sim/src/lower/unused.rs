@@ -4,9 +4,9 @@
 //! over `burst_buffer.placement`). Under a placement a key does not apply to, the key is not an
 //! error: it is reported as unused (`bbsim validate` lists it, `bbsim run` warns) and the run
 //! uses its default instead. Values that are wrong for the placement they apply to are still
-//! errors. The same holds for `simulation.unit_size` under the path and flow models, which move
-//! whole packets (the ready scenarios set units for the packet model, and a run or sweep may
-//! switch `network.model`).
+//! errors. The same holds for the unit keys (`simulation.unit_size`, `network.min_part`,
+//! `network.unit_spread`) under the path and flow models, which move whole packets (the ready
+//! scenarios set units for the packet model, and a run or sweep may switch `network.model`).
 //!
 //! Adding a placement-specific key: one [`Rule`] in [`RULES`], with the placements that read it
 //! and how to put its default back.
@@ -185,26 +185,39 @@ pub fn split_unused(s: &Scenario, map: &SourceMap) -> (Vec<Diagnostic>, Scenario
             }
         }
     }
-    if s.network.model != NetModel::Packet && map.sets(UNIT_SIZE) {
-        unused.push(map.error_at(
-            UNIT_SIZE,
-            format!(
-                "unused with network.model = \"{}\": units apply to network.model = \"packet\" \
-                 only, so this run moves each packet whole",
-                match s.network.model {
-                    NetModel::Packet => "packet",
-                    NetModel::Path => "path",
-                    NetModel::Flow => "flow",
-                }
-            ),
-        ));
+    if s.network.model != NetModel::Packet {
+        for key in UNIT_KEYS {
+            if !map.sets(key) {
+                continue;
+            }
+            unused.push(map.error_at(
+                key,
+                format!(
+                    "unused with network.model = \"{}\": units apply to network.model = \
+                     \"packet\" only, so this run moves each packet whole",
+                    match s.network.model {
+                        NetModel::Packet => "packet",
+                        NetModel::Path => "path",
+                        NetModel::Flow => "flow",
+                    }
+                ),
+            ));
+        }
         effective.simulation.unit_size = None;
+        effective.network.min_part = None;
+        effective.network.unit_spread = None;
     }
     (unused, effective)
 }
 
-/// The packet model's unit size, the one network-model-specific key reported as unused.
-const UNIT_SIZE: &str = "simulation.unit_size";
+/// The packet model's unit keys (units, their smallest part, their spreading over slower
+/// routes): the network-model-specific keys reported as unused under the path and flow
+/// models, which move each packet whole.
+const UNIT_KEYS: [&str; 3] = [
+    "simulation.unit_size",
+    "network.min_part",
+    "network.unit_spread",
+];
 
 #[cfg(test)]
 mod tests {

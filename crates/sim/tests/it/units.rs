@@ -33,23 +33,34 @@ fn bad_unit_sizes_are_refused_naming_the_key() {
         assert_eq!(d.key.as_deref(), Some("simulation.unit_size"), "{d}");
         assert!(d.to_string().contains(expected), "{set}: {d}");
     }
-    // The path and flow models move whole packets: units there are reported unused and left
-    // out, so a scenario that sets them for the packet model runs with every model.
+    // The path and flow models move whole packets: units, their smallest part and their
+    // spreading are reported unused there and left out, so a scenario that sets them for the
+    // packet model runs with every model.
+    let unit_keys = [
+        ("simulation.unit_size", "\"64KiB\""),
+        ("network.min_part", "\"16KiB\""),
+        ("network.unit_spread", "false"),
+    ];
     for model in ["path", "flow"] {
         let set = format!("network.model=\"{model}\"");
-        let with = load(
-            &path,
-            &small_quickstart(&["simulation.unit_size=\"64KiB\"", &set]),
+        let mut sets: Vec<String> = unit_keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        sets.push(set.clone());
+        let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+        let with = load(&path, &small_quickstart(&sets));
+        let keys: Vec<Option<&str>> = with.unused.iter().map(|d| d.key.as_deref()).collect();
+        assert_eq!(
+            keys,
+            unit_keys.iter().map(|(k, _)| Some(*k)).collect::<Vec<_>>(),
+            "{model}: {:?}",
+            with.unused
         );
-        let [d] = with.unused.as_slice() else {
-            panic!("{model}: {:?}", with.unused)
-        };
-        assert_eq!(d.key.as_deref(), Some("simulation.unit_size"), "{d}");
-        assert!(
-            d.to_string()
-                .contains(&format!("unused with network.model = \"{model}\"")),
-            "{d}"
-        );
+        for d in &with.unused {
+            assert!(
+                d.to_string()
+                    .contains(&format!("unused with network.model = \"{model}\"")),
+                "{d}"
+            );
+        }
         let without = load(&path, &small_quickstart(&[&set]));
         assert_eq!(
             outputs(&run(&with, 1)),
