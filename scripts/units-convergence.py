@@ -55,6 +55,7 @@ again (micro-benchmarks, which take seconds, always run).
 """
 
 import argparse
+import collections
 import concurrent.futures
 import csv
 import json
@@ -333,10 +334,7 @@ def main():
     print(f"Means over {seeds} seed(s); Δ against {a.packet} packets; tolerance in brackets "
           "(the larger of the fixed one and twice the reference's seed-to-seed spread).\n")
     # Runs kept with --keep may come from other builds: say which builds the table mixes.
-    builds = {}
-    for r in results.values():
-        if "build" in r:
-            builds[r["build"]] = builds.get(r["build"], 0) + 1
+    builds = collections.Counter(r["build"] for r in results.values() if "build" in r)
     if builds:
         listed = ", ".join(f"{b} ({n} run{'s' if n > 1 else ''})" for b, n in sorted(builds.items()))
         note = " (runs of different builds: check that their models agree)" if len(builds) > 1 else ""

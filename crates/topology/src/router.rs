@@ -602,8 +602,8 @@ impl<P> Router<P> {
                     if let Some((n, f, p, v)) = front.take() {
                         self.load[usize::from(p)] -= pending;
                         let part = self.front_part(&pkt, n, f);
+                        self.enqueue(part, None, sent, p, v, ctx);
                         sent += u32::from(n) * ps;
-                        self.enqueue(part, None, sent - u32::from(n) * ps, p, v, ctx);
                     }
                     front = Some((share, fields, port, vc));
                     pending = 0;
