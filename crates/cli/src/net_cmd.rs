@@ -5,6 +5,7 @@ use bbsim_engine::Threads;
 use bbsim_sim::diag::load;
 use bbsim_sim::lower::machine::build_machine;
 use bbsim_sim::lower::traffic::traffic_config;
+use bbsim_sim::lower::unused::split_unused;
 use bbsim_sim::scenario::Scenario;
 use bbsim_topology::traffic::run_traffic_threads;
 use std::path::PathBuf;
@@ -30,7 +31,13 @@ pub struct NetArgs {
 /// `bbsim net`.
 pub fn run(a: &NetArgs) -> Result<(), String> {
     let (path, _) = scenario_path(&a.scenario)?;
-    let (s, map): (Scenario, _) = load(&path, &a.set).map_err(|d| d.to_string())?;
+    let (written, map): (Scenario, _) = load(&path, &a.set).map_err(|d| d.to_string())?;
+    // Keys the network model does not read (units under the path or flow model) are warned
+    // about and left at their defaults, as `bbsim run` does.
+    let (unused, s) = split_unused(&written, &map);
+    for d in &unused {
+        eprintln!("warning: {d}");
+    }
     let machine = build_machine(&s, &map).map_err(|d| d.to_string())?;
     let cfg = traffic_config(&s, &map, &machine).map_err(|d| d.to_string())?;
     let report = run_traffic_threads(&cfg, a.threads)

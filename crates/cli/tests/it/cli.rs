@@ -1130,6 +1130,54 @@ fn net_gives_the_same_traffic_on_auto_and_on_any_thread_count() {
     assert!(err.contains("expected `auto` or a whole number"), "{err}");
 }
 
+/// Under the path model `bbsim net` warns that the unit keys are unused and runs without them,
+/// as `bbsim run` does, rather than refusing the scenario.
+#[test]
+fn net_warns_of_unit_keys_the_path_model_does_not_read() {
+    let scn = data("tiny-dragonfly.toml");
+    let s = scn.to_str().expect("utf-8");
+    let base = [
+        "net",
+        s,
+        "--set",
+        "network.model=path",
+        "--set",
+        "traffic.pattern=uniform-random",
+        "--set",
+        "traffic.end=10us",
+        "--json",
+    ];
+    let plain = run_ok(&base);
+    let mut args = base.to_vec();
+    args.extend([
+        "--set",
+        "simulation.unit_size=64KiB",
+        "--set",
+        "network.min_part=8KiB",
+        "--set",
+        "network.unit_spread=false",
+    ]);
+    let with_units = run_ok(&args);
+    let warned = String::from_utf8_lossy(&with_units.stderr);
+    for key in [
+        "simulation.unit_size",
+        "network.min_part",
+        "network.unit_spread",
+    ] {
+        assert!(
+            warned.contains("warning:") && warned.contains(key),
+            "{key}: {warned}"
+        );
+    }
+    assert!(warned.contains("network.model = \"path\""), "{warned}");
+    let digest = |o: &std::process::Output| {
+        let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        r["digest"].as_u64().expect("digest")
+    };
+    assert_eq!(digest(&with_units), digest(&plain));
+    assert!(String::from_utf8_lossy(&plain.stderr).is_empty());
+}
+
 #[test]
 fn net_runs_synthetic_traffic_and_reports_delivery() {
     let scn = data("tiny-dragonfly.toml");
