@@ -54,7 +54,7 @@ pub use network::{
     MAX_HEADER_BYTES, MAX_PACKET_SERIALISATION, MAX_PACKET_SIZE, MAX_UNIT_PACKETS,
 };
 pub use nic::{Nic, NicStats};
-pub use packet::{Assembled, Delivered, MessageId, NetEvent, Packet};
+pub use packet::{Assembled, Delivered, MessageId, MessageRoute, NetEvent, Packet};
 pub use path::PathFabric;
 pub use router::{HeadWaits, Router, RouterStats};
 pub use routing::Routing;

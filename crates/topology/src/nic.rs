@@ -9,7 +9,9 @@
 
 use crate::bypass::Bypass;
 use crate::link::{serialisation, LinkStats};
-use crate::packet::{packet_bytes, Assembled, Delivered, MessageId, NetEvent, Packet, NONE};
+use crate::packet::{
+    packet_bytes, Assembled, Delivered, MessageId, MessageRoute, NetEvent, Packet, NONE,
+};
 use bbsim_engine::{Ctx, LpId, Time};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -64,6 +66,8 @@ struct Partial<P> {
     payload: Option<P>,
     hops: u16,
     nonminimal: bool,
+    packet_hops: u64,
+    nonminimal_packets: u32,
 }
 
 /// What a NIC sent and received.
@@ -358,8 +362,7 @@ impl<P> Nic<P> {
         pkt: &Packet,
         bytes: u64,
         payload: P,
-        hops: u16,
-        nonminimal: bool,
+        route: MessageRoute,
         now: Time,
     ) -> Option<Delivered<P>> {
         let latency = now - pkt.injected;
@@ -375,13 +378,15 @@ impl<P> Nic<P> {
             src: pkt.src,
             dst: pkt.dst,
             bytes,
-            packets: pkt.packets,
+            packets: route.packets,
             payload,
             injected: pkt.injected,
             delivered: now,
             latency,
-            hops,
-            nonminimal,
+            hops: route.hops,
+            nonminimal: route.nonminimal,
+            packet_hops: route.packet_hops,
+            nonminimal_packets: route.nonminimal_packets,
         })
     }
 
@@ -463,8 +468,14 @@ impl<P> Nic<P> {
         self.stats.nonminimal_packets += u64::from(msg.nonminimal_packets);
         let full = u64::from(msg.packets) * u64::from(self.packet_size);
         let bytes = full.checked_add_signed(i64::from(msg.extra_bytes))?;
-        let nonminimal = msg.nonminimal_packets > 0;
-        self.deliver(pkt, bytes, payload?, u16::from(msg.hops), nonminimal, now)
+        let route = MessageRoute {
+            packets: pkt.packets,
+            hops: u16::from(msg.hops),
+            nonminimal: msg.nonminimal_packets > 0,
+            packet_hops: u64::from(msg.hop_sum),
+            nonminimal_packets: msg.nonminimal_packets,
+        };
+        self.deliver(pkt, bytes, payload?, route, now)
     }
 
     fn receive(&mut self, pkt: Packet, payload: Option<P>, now: Time) -> Option<Delivered<P>> {
@@ -480,13 +491,16 @@ impl<P> Nic<P> {
             src: pkt.src,
             seq: pkt.seq,
         };
-        let (bytes, payload, hops, nonminimal) = if pkt.packets == 1 {
-            (
-                u64::from(pkt.bytes),
-                payload,
-                u16::from(pkt.hops),
-                pkt.nonminimal(),
-            )
+        let nonminimal_packets = u32::from(pkt.nonminimal()) * u32::from(pkt.span.max(1));
+        let (bytes, payload, route) = if pkt.packets == 1 {
+            let route = MessageRoute {
+                packets: pkt.packets,
+                hops: u16::from(pkt.hops),
+                nonminimal: pkt.nonminimal(),
+                packet_hops: u64::from(pkt.hops),
+                nonminimal_packets,
+            };
+            (u64::from(pkt.bytes), payload, route)
         } else {
             let entry = self.partial.entry(id).or_insert(Partial {
                 remaining: pkt.packets,
@@ -494,11 +508,15 @@ impl<P> Nic<P> {
                 payload: None,
                 hops: 0,
                 nonminimal: false,
+                packet_hops: 0,
+                nonminimal_packets: 0,
             });
             entry.remaining = entry.remaining.saturating_sub(u32::from(pkt.span.max(1)));
             entry.bytes += u64::from(pkt.bytes);
             entry.hops = entry.hops.max(u16::from(pkt.hops));
             entry.nonminimal |= pkt.nonminimal();
+            entry.packet_hops += u64::from(pkt.hops) * span;
+            entry.nonminimal_packets += nonminimal_packets;
             if payload.is_some() {
                 entry.payload = payload;
             }
@@ -506,8 +524,15 @@ impl<P> Nic<P> {
                 return None;
             }
             let done = self.partial.remove(&id)?;
-            (done.bytes, done.payload, done.hops, done.nonminimal)
+            let route = MessageRoute {
+                packets: pkt.packets,
+                hops: done.hops,
+                nonminimal: done.nonminimal,
+                packet_hops: done.packet_hops,
+                nonminimal_packets: done.nonminimal_packets,
+            };
+            (done.bytes, done.payload, route)
         };
-        self.deliver(&pkt, bytes, payload?, hops, nonminimal, now)
+        self.deliver(&pkt, bytes, payload?, route, now)
     }
 }

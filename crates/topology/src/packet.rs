@@ -205,6 +205,22 @@ pub(crate) fn packet_bytes(data: u64, header: u32, packet_size: u32) -> impl Ite
     })
 }
 
+/// How a delivered message was routed, without its payload.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MessageRoute {
+    /// Packets the message was split into.
+    pub packets: u32,
+    /// Routers traversed (the largest over the message's packets).
+    pub hops: u16,
+    /// Whether any packet took a non-minimal route.
+    pub nonminimal: bool,
+    /// Routers traversed, summed over the message's packets (a unit counts as the packets it
+    /// carries, each with the unit's route): over `packets`, the mean per packet.
+    pub packet_hops: u64,
+    /// The message's packets routed non-minimally.
+    pub nonminimal_packets: u32,
+}
+
 /// A message delivered to its destination terminal.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Delivered<P> {
@@ -230,6 +246,24 @@ pub struct Delivered<P> {
     pub hops: u16,
     /// Whether any packet took a non-minimal route.
     pub nonminimal: bool,
+    /// Routers traversed, summed over the message's packets (a unit counts as the packets it
+    /// carries, each with the unit's route): over `packets`, the mean per packet.
+    pub packet_hops: u64,
+    /// The message's packets routed non-minimally.
+    pub nonminimal_packets: u32,
+}
+
+impl<P> Delivered<P> {
+    /// How the message was routed.
+    pub fn route(&self) -> MessageRoute {
+        MessageRoute {
+            packets: self.packets,
+            hops: self.hops,
+            nonminimal: self.nonminimal,
+            packet_hops: self.packet_hops,
+            nonminimal_packets: self.nonminimal_packets,
+        }
+    }
 }
 
 #[cfg(test)]

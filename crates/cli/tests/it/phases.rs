@@ -192,7 +192,8 @@ fn sweep_tables_list_each_jobs_phases() {
             ",job0_name,job0_io_phase_s,job0_time_in_io_mean_s,job0_time_in_io_max_s,\
              job0_bandwidth_Bps,job0_avg_hops,job0_nonminimal_fraction,job0_io_phases,\
              job0_phase1_time_in_io_max_s,job0_time_in_io_p99_s,\
-             job0_phase1_time_in_io_p99_s,job0_io_time_s,job1_name,"
+             job0_phase1_time_in_io_p99_s,job0_io_time_s,job0_packet_hops,\
+             job0_packet_nonminimal_share,job1_name,"
         ),
         "{}",
         lines[0]

@@ -330,8 +330,18 @@ fn node_local_ssds_drain_to_the_pfs_in_the_background() {
         assert!(runs[i]["last_activity_s"].as_f64().expect("f64") > last_end);
     }
     // At job end, nothing reaches the PFS while the ranks still run: the jobs end exactly as
-    // without a drain.
-    assert_eq!(runs[0]["jobs"], runs[2]["jobs"]);
+    // without a drain. (Their routing per packet counts the drain's messages too, which take
+    // other routes than the ranks' own.)
+    let timing = |run: &serde_json::Value| {
+        let mut jobs = run["jobs"].clone();
+        for j in jobs.as_array_mut().expect("jobs") {
+            let j = j.as_object_mut().expect("job");
+            j.remove("packet_hops");
+            j.remove("packet_nonminimal_share");
+        }
+        jobs
+    };
+    assert_eq!(timing(&runs[0]), timing(&runs[2]));
     // Background copies do not block the ranks: with the immediate drain each job ends before
     // a synchronous copy of what the nodes wrote could have finished at the 1 GB/s drain
     // bandwidth.

@@ -6,16 +6,45 @@ use bbsim_storage::{
     BbAction, BbServer, Endpoint, ExtentLocks, IoNode, LockConfig, StorageEvent, StorageMsg,
 };
 use bbsim_topology::nic::Nic;
+use bbsim_topology::MessageRoute;
 
-/// Messages and non-minimally routed messages received, per job.
+/// Messages and packets received and how they were routed, per job.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RouteCount {
     /// Messages received.
     pub messages: u64,
-    /// Of which routed non-minimally.
+    /// Of which routed non-minimally (any of their packets).
     pub nonminimal: u64,
-    /// Sum of router hops.
+    /// Sum of router hops (per message: the most any of its packets traversed).
     pub hops: u64,
+    /// Packets received (a unit counts as the packets it carries).
+    pub packets: u64,
+    /// Sum of router hops over the packets.
+    pub packet_hops: u64,
+    /// Packets routed non-minimally.
+    pub nonminimal_packets: u64,
+}
+
+impl RouteCount {
+    /// Counts one delivered message.
+    pub fn add(&mut self, d: MessageRoute) {
+        self.messages += 1;
+        self.nonminimal += u64::from(d.nonminimal);
+        self.hops += u64::from(d.hops);
+        self.packets += u64::from(d.packets);
+        self.packet_hops += d.packet_hops;
+        self.nonminimal_packets += u64::from(d.nonminimal_packets);
+    }
+
+    /// Adds another count.
+    pub fn merge(&mut self, o: &RouteCount) {
+        self.messages += o.messages;
+        self.nonminimal += o.nonminimal;
+        self.hops += o.hops;
+        self.packets += o.packets;
+        self.packet_hops += o.packet_hops;
+        self.nonminimal_packets += o.nonminimal_packets;
+    }
 }
 
 /// Holds a request that arrived at `ctx.now()` until `locks` grant its extent locks: `Some`
@@ -38,14 +67,12 @@ fn after_locks(
     Some(msg)
 }
 
-fn count(per_job: &mut Vec<RouteCount>, job: u32, hops: u16, nonminimal: bool) {
+fn count(per_job: &mut Vec<RouteCount>, job: u32, d: MessageRoute) {
     let j = job as usize;
     if per_job.len() <= j {
         per_job.resize(j + 1, RouteCount::default());
     }
-    per_job[j].messages += 1;
-    per_job[j].nonminimal += u64::from(nonminimal);
-    per_job[j].hops += u64::from(hops);
+    per_job[j].add(d);
 }
 
 /// A BB server on the network.
@@ -109,11 +136,12 @@ impl BbHost {
         match ev {
             SimEvent::Net(e) => {
                 if let Some(d) = self.nic.handle(e, ctx) {
+                    let route = d.route();
                     match d.payload {
                         Payload::Storage(mut msg) => {
                             msg.add_hops(u32::from(d.hops));
                             if let StorageMsg::Request(r) = msg.as_ref() {
-                                count(&mut self.per_job, r.alloc, d.hops, d.nonminimal);
+                                count(&mut self.per_job, r.alloc, route);
                             }
                             if let Some(msg) = after_locks(&mut self.locks, msg, ctx) {
                                 self.server.on_message(*msg, ctx, &mut out);
@@ -203,10 +231,11 @@ impl IoHost {
         match ev {
             SimEvent::Net(e) => {
                 if let Some(d) = self.nic.handle(e, ctx) {
+                    let route = d.route();
                     if let Payload::Storage(mut msg) = d.payload {
                         msg.add_hops(u32::from(d.hops));
                         if let StorageMsg::Request(r) = msg.as_ref() {
-                            count(&mut self.per_job, r.alloc, d.hops, d.nonminimal);
+                            count(&mut self.per_job, r.alloc, route);
                         }
                         if let Some(msg) = after_locks(&mut self.locks, msg, ctx) {
                             self.node.on_message(*msg, ctx);

@@ -601,6 +601,7 @@ impl NodeLp {
             SimEvent::Wake { local } => self.advance(local, ctx),
             SimEvent::Net(e) => {
                 if let Some(d) = self.nic.handle(e, ctx) {
+                    let route = d.route();
                     if let Payload::Rank { from, to, bytes } = d.payload {
                         self.deliver(from, to, bytes, ctx);
                         return;
@@ -616,9 +617,7 @@ impl NodeLp {
                             if let Some(f) = self.inflight.get_mut(&app) {
                                 f.hops = f.hops.max(u16::try_from(r.hops).unwrap_or(u16::MAX));
                             }
-                            self.replies.messages += 1;
-                            self.replies.nonminimal += u64::from(d.nonminimal);
-                            self.replies.hops += u64::from(d.hops);
+                            self.replies.add(route);
                             r.hops += u32::from(d.hops);
                             if let Some(rec) = self.tracker.on_reply(&r, ctx.now()) {
                                 if let Some(e) =

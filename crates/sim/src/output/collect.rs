@@ -12,6 +12,7 @@ use super::capacity::{CapacityRow, CapacityTally, JobSizing};
 use super::phases::{io_phases, percentile, BusyInterval, IoPhase, PhaseSpan, PhaseSplit};
 use super::timeline::Timeline;
 use crate::assemble::Placed;
+use crate::model::hosts::RouteCount;
 use crate::model::rank_io::WrittenTo;
 use crate::model::{BbHost, JobCtl, NodeLp, ResCtl, SimLp};
 use bbsim_engine::{Simulation, Time};
@@ -104,8 +105,15 @@ pub struct JobSummary {
     pub effective_bandwidth: f64,
     /// Mean request-path router hops per I/O operation that crossed the network.
     pub avg_hops: f64,
-    /// Fraction of the job's storage messages (requests and replies) routed non-minimally.
+    /// Fraction of the job's storage messages (requests and replies) routed non-minimally
+    /// (a message counts once any of its packets does).
     pub nonminimal_fraction: f64,
+    /// Mean routers traversed per packet of the job's storage messages (requests and replies,
+    /// its drains' included; a unit counts as the packets it carries): the per-packet counterpart of `avg_hops`,
+    /// counting both directions.
+    pub packet_hops: f64,
+    /// Share of the packets of the job's storage messages routed non-minimally (0 to 1).
+    pub packet_nonminimal_share: f64,
     /// When the job's ranks started (s): its `start`, or when its last parent finished.
     pub start_s: Option<f64>,
     /// When the job finished (s), if it did.
@@ -360,10 +368,8 @@ struct JobTally {
     net_ops: u64,
     /// Their request-path router hops, summed.
     net_hops: u64,
-    /// Storage messages (requests and replies) of the job.
-    messages: u64,
-    /// Of which routed non-minimally.
-    nonminimal: u64,
+    /// The job's storage messages (requests and replies) and how they were routed.
+    routes: RouteCount,
     /// When the job's ranks started (ps).
     start: Option<Time>,
     /// When the job finished (ps).
@@ -442,7 +448,7 @@ impl<'a> Collector<'a> {
             SimLp::Bb(b) => self.bb_server(b),
             SimLp::Io(i) => {
                 self.nics.push(i.nic().stats().clone());
-                self.count_messages(i.per_job.iter().map(|c| (c.messages, c.nonminimal)));
+                self.count_messages(&i.per_job);
             }
             SimLp::Pfs(p) => self.pfs = p.totals(),
             SimLp::Job(c) => self.job_ctl(c),
@@ -464,8 +470,7 @@ impl<'a> Collector<'a> {
         let t = &mut self.jobs[j as usize];
         t.cache = (t.cache.0 + hits, t.cache.1 + misses, t.cache.2 + fetched);
         t.trains = (t.trains.0 + n.trains.0, t.trains.1 + n.trains.1);
-        t.messages += n.replies.messages;
-        t.nonminimal += n.replies.nonminimal;
+        t.routes.merge(&n.replies);
         self.written_to.local += n.written_to.local;
         self.written_to.bb += n.written_to.bb;
         self.written_to.pfs += n.written_to.pfs;
@@ -510,7 +515,7 @@ impl<'a> Collector<'a> {
     /// A burst-buffer server: its NIC, messages, ledger, SSDs and server row.
     fn bb_server(&mut self, b: &BbHost) {
         self.nics.push(b.nic().stats().clone());
-        self.count_messages(b.per_job.iter().map(|c| (c.messages, c.nonminimal)));
+        self.count_messages(&b.per_job);
         let ledger = b.server.ledger();
         add_ledger(&mut self.bb, &ledger);
         let server = self.servers.len() as u32;
@@ -547,11 +552,10 @@ impl<'a> Collector<'a> {
         });
     }
 
-    /// Adds a storage host's per-job (messages, non-minimal) counts.
-    fn count_messages(&mut self, per_job: impl Iterator<Item = (u64, u64)>) {
-        for (t, (messages, nonminimal)) in self.jobs.iter_mut().zip(per_job) {
-            t.messages += messages;
-            t.nonminimal += nonminimal;
+    /// Adds a storage host's per-job message and packet counts.
+    fn count_messages(&mut self, per_job: &[RouteCount]) {
+        for (t, c) in self.jobs.iter_mut().zip(per_job) {
+            t.routes.merge(c);
         }
     }
 
@@ -769,7 +773,9 @@ fn job_summary(
             0.0
         },
         avg_hops: ratio(t.net_hops, t.net_ops),
-        nonminimal_fraction: ratio(t.nonminimal, t.messages),
+        nonminimal_fraction: ratio(t.routes.nonminimal, t.routes.messages),
+        packet_hops: ratio(t.routes.packet_hops, t.routes.packets),
+        packet_nonminimal_share: ratio(t.routes.nonminimal_packets, t.routes.packets),
         start_s: t.start.map(secs_f),
         end_s: t.end.map(secs_f),
         run_time_s: match (t.start, t.end) {

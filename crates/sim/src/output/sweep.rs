@@ -44,7 +44,7 @@ const RUN_COLUMNS: [&str; 14] = [
 
 /// Per-job columns of `sweep.csv` (each prefixed with `job<N>_`); `phase1_...` are of the
 /// job's first I/O phase (empty without one).
-const JOB_COLUMNS: [&str; 12] = [
+const JOB_COLUMNS: [&str; 14] = [
     "name",
     "io_phase_s",
     "time_in_io_mean_s",
@@ -57,6 +57,8 @@ const JOB_COLUMNS: [&str; 12] = [
     "time_in_io_p99_s",
     "phase1_time_in_io_p99_s",
     "io_time_s",
+    "packet_hops",
+    "packet_nonminimal_share",
 ];
 
 /// A sweep's runs: the varied keys with their values, and every combination of them.
@@ -351,7 +353,7 @@ fn job_columns(js: Option<&JobSummary>) -> String {
         return ",".repeat(JOB_COLUMNS.len());
     };
     format!(
-        ",{},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4},{},{},{:.9},{},{:.9}",
+        ",{},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4},{},{},{:.9},{},{:.9},{:.4},{:.4}",
         csv_field(&js.name),
         js.io_phase_s,
         js.time_in_io_mean_s,
@@ -364,6 +366,8 @@ fn job_columns(js: Option<&JobSummary>) -> String {
         js.time_in_io_p99_s,
         first_phase(js, |p| p.time_in_io_p99_s),
         js.io_time_s,
+        js.packet_hops,
+        js.packet_nonminimal_share,
     )
 }
 
@@ -413,7 +417,8 @@ mod tests {
         ));
         assert!(head.contains(
             ",job0_io_phases,job0_phase1_time_in_io_max_s,job0_time_in_io_p99_s,\
-             job0_phase1_time_in_io_p99_s,job0_io_time_s,fullest_device_peak_pct,"
+             job0_phase1_time_in_io_p99_s,job0_io_time_s,job0_packet_hops,\
+             job0_packet_nonminimal_share,fullest_device_peak_pct,"
         ));
         assert!(head.ends_with(",job0_drain_done_s\n"));
         let failed = failed_columns("no \"luck\", sorry;\n  try   again", 1);
@@ -421,8 +426,8 @@ mod tests {
         assert!(failed.starts_with(&format!(",{status},")), "{failed}");
         // One cell per column after run, dir and the varied key.
         let cells = |s: &str| s.matches(',').count();
-        assert_eq!(cells(&failed) - cells(status), 14 + 12 + 2 + 7);
-        assert_eq!(cells(&head) - 2, 14 + 12 + 2 + 7);
+        assert_eq!(cells(&failed) - cells(status), 14 + 14 + 2 + 7);
+        assert_eq!(cells(&head) - 2, 14 + 14 + 2 + 7);
     }
 
     #[test]

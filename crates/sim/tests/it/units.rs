@@ -147,24 +147,42 @@ fn routes(r: &Rendered) -> (u64, f64, f64) {
     )
 }
 
+/// Job 0's routing per packet: (mean hops, non-minimal share).
+fn job_packets(r: &Rendered) -> (f64, f64) {
+    let s = summary(r);
+    let j = &s["jobs"][0];
+    (
+        j["packet_hops"].as_f64().expect("jobs[0].packet_hops"),
+        j["packet_nonminimal_share"]
+            .as_f64()
+            .expect("jobs[0].packet_nonminimal_share"),
+    )
+}
+
 #[test]
 fn routes_count_a_unit_as_the_packets_it_carries() {
     // Every minimal route between two terminals of a fat-tree has the same length, and a
     // message is the same packets whether they travel one by one or in units: so packets and
     // 64 KiB units deliver the same packets over the same mean hops, none non-minimal.
+    // The same holds for the job's own packets.
     let path = scenario("quickstart.toml");
-    let packets = routes(&run(&load(&path, &small_quickstart(&[])), 1));
-    let units = routes(&run(
+    let by_packet = run(&load(&path, &small_quickstart(&[])), 1);
+    let by_unit = run(
         &load(
             &path,
             &small_quickstart(&["simulation.unit_size=\"64KiB\""]),
         ),
         1,
-    ));
+    );
+    let (packets, units) = (routes(&by_packet), routes(&by_unit));
     assert!(packets.0 > 1000, "{packets:?}");
     assert!(packets.1 >= 1.0, "{packets:?}");
     assert_eq!(packets, units);
     assert_eq!(packets.2, 0.0);
+    let job = job_packets(&by_packet);
+    assert!(job.0 >= 1.0, "{job:?}");
+    assert_eq!(job, job_packets(&by_unit));
+    assert_eq!(job.1, 0.0);
 }
 
 #[test]
@@ -181,7 +199,21 @@ fn routes_give_the_share_of_packets_each_routing_sends_the_long_way() {
             "jobs.0.transfer_size=\"1MiB\"".to_string(),
             format!("network.routing=\"{routing}\""),
         ];
-        routes(&run(&load(&path, &set), 1))
+        let r = run(&load(&path, &set), 1);
+        // The job's storage messages are all the traffic here (nothing drains), so its
+        // per-packet figures are the run's.
+        let (packets, hops, share) = routes(&r);
+        assert!(packets > 0);
+        let job = job_packets(&r);
+        assert!(
+            (job.0 - hops).abs() < 1e-9,
+            "{routing}: {job:?} against {hops}"
+        );
+        assert!(
+            (job.1 - share).abs() < 1e-9,
+            "{routing}: {job:?} against {share}"
+        );
+        (packets, hops, share)
     };
     let minimal = figures("minimal");
     let valiant = figures("valiant");

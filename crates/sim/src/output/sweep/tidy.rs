@@ -30,7 +30,7 @@ pub const PHASES_FILE: &str = "sweep-phases.csv";
 
 /// Columns of `sweep-jobs.csv` after `job` and `name`, before the job's sizing columns
 /// ([`SIZING_JOB_COLUMNS`], as in `sweep.csv`).
-pub const JOB_TABLE_COLUMNS: [&str; 13] = [
+pub const JOB_TABLE_COLUMNS: [&str; 15] = [
     "ranks",
     "nodes",
     "bytes_written",
@@ -44,6 +44,8 @@ pub const JOB_TABLE_COLUMNS: [&str; 13] = [
     "bandwidth_Bps",
     "avg_hops",
     "nonminimal_fraction",
+    "packet_hops",
+    "packet_nonminimal_share",
 ];
 
 /// Columns of `sweep-phases.csv` after `job`, `name` and `phase`.
@@ -245,7 +247,7 @@ pub fn jobs_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
     for (r, f, j, js) in finished_jobs(runs) {
         let _ = write!(
             csv,
-            "{},{j},{},{},{},{},{},{:.9},{},{:.9},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4}",
+            "{},{j},{},{},{},{},{},{:.9},{},{:.9},{:.9},{:.9},{:.9},{:.0},{:.4},{:.4},{:.4},{:.4}",
             lead.cells(r),
             csv_field(&js.name),
             js.ranks,
@@ -260,7 +262,9 @@ pub fn jobs_csv(plan: &SweepPlan, runs: &[SweepRun]) -> String {
             js.time_in_io_max_s,
             js.effective_bandwidth,
             js.avg_hops,
-            js.nonminimal_fraction
+            js.nonminimal_fraction,
+            js.packet_hops,
+            js.packet_nonminimal_share
         );
         csv.push_str(&job_sizing_cells(f.sizing.get(j)));
         csv.push('\n');
