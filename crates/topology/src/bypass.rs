@@ -17,10 +17,9 @@
 //! whenever all router links share one latency and bandwidth, as scenario files make them;
 //! otherwise `L` is the smallest router-link latency and `ser` that of the slowest router link.
 
-use crate::dragonfly::DragonflyShape;
 use crate::graph::Peer;
 use crate::link::{serialisation, LinkClass};
-use crate::topology::{Shape, Topology};
+use crate::topology::Topology;
 use bbsim_engine::{LpId, Time};
 use std::sync::Arc;
 
@@ -38,30 +37,6 @@ pub struct Bypass {
     router_bandwidth: u64,
     /// Router delay (ps).
     router_delay: Time,
-    /// Dragonflies: routers on the minimal route by (group offset, local source, local
-    /// destination), where computing it scans every global link of a group pair.
-    dragonfly_hops: Option<(DragonflyShape, Vec<u8>)>,
-}
-
-/// Largest dragonfly hop table (bytes) the bypass precomputes.
-const MAX_HOP_TABLE: u64 = 64 << 20;
-
-/// Minimal-route router counts of every (group offset, source, destination) of `s`.
-fn dragonfly_hop_table(s: &DragonflyShape) -> Option<Vec<u8>> {
-    let rpg = s.routers_per_group();
-    let size = u64::from(s.groups) * u64::from(rpg) * u64::from(rpg);
-    if size > MAX_HOP_TABLE {
-        return None;
-    }
-    let mut t = Vec::with_capacity(size as usize);
-    for offset in 0..s.groups {
-        for a in 0..rpg {
-            for b in 0..rpg {
-                t.push(s.hops(a, offset * rpg + b).min(255) as u8);
-            }
-        }
-    }
-    Some(t)
 }
 
 impl Bypass {
@@ -84,12 +59,7 @@ impl Bypass {
             .map(|l| l.bandwidth)
             .min()
             .unwrap_or(u64::MAX);
-        let dragonfly_hops = match topo.shape() {
-            Shape::Dragonfly(s) => dragonfly_hop_table(s).map(|t| (s.clone(), t)),
-            _ => None,
-        };
         Bypass {
-            dragonfly_hops,
             topo,
             terminal_lps,
             max_bytes,
@@ -122,7 +92,7 @@ impl Bypass {
         let (Some(a), Some(b)) = (self.topo.attachment(src), self.topo.attachment(dst)) else {
             return (0, 0);
         };
-        let h = self.router_hops(a.router, b.router).max(1);
+        let h = self.topo.router_hops(a.router, b.router).max(1);
         let ser_t = serialisation(bytes, a.link.bandwidth.min(b.link.bandwidth));
         let ser = if h > 1 {
             serialisation(bytes, self.router_bandwidth)
@@ -134,19 +104,6 @@ impl Bypass {
             + Time::from(h - 1) * (self.router_latency + self.router_delay)
             + (self.router_delay + ser_t).max(ser);
         (h, latency)
-    }
-
-    /// Routers on a minimal route from router `a` to router `b` (table lookup on dragonflies).
-    fn router_hops(&self, a: u32, b: u32) -> u32 {
-        match &self.dragonfly_hops {
-            Some((s, t)) => {
-                let rpg = s.routers_per_group();
-                let offset = (s.group(b) + s.groups - s.group(a)) % s.groups;
-                let i = (offset * rpg + s.local(a)) as usize * rpg as usize + s.local(b) as usize;
-                u32::from(t[i])
-            }
-            None => self.topo.router_hops(a, b),
-        }
     }
 
     /// Smallest latency (ps) of any bypassed message: both terminal links of one router and its

@@ -269,6 +269,54 @@ impl DragonflyShape {
     }
 }
 
+/// Routers on the minimal route between every two routers of a dragonfly, by (group offset,
+/// local source, local destination): what [`DragonflyShape::hops`] computes by scanning every
+/// global link between two groups, looked up in one byte.
+#[derive(Clone, Debug)]
+pub struct HopTable {
+    groups: u32,
+    per_group: u32,
+    hops: Vec<u8>,
+}
+
+impl HopTable {
+    /// Largest table (entries, one byte each) built; larger dragonflies compute each route.
+    pub const MAX_ENTRIES: u64 = 64 << 20;
+
+    /// The table of `s`, or `None` when it would exceed [`Self::MAX_ENTRIES`] or a route
+    /// traverses more than 255 routers.
+    pub fn new(s: &DragonflyShape) -> Option<Self> {
+        let per_group = s.routers_per_group();
+        let size = u64::from(s.groups) * u64::from(per_group) * u64::from(per_group);
+        if size > Self::MAX_ENTRIES {
+            return None;
+        }
+        let mut hops = Vec::with_capacity(size as usize);
+        for offset in 0..s.groups {
+            for a in 0..per_group {
+                for b in 0..per_group {
+                    hops.push(u8::try_from(s.hops(a, offset * per_group + b)).ok()?);
+                }
+            }
+        }
+        Some(HopTable {
+            groups: s.groups,
+            per_group,
+            hops,
+        })
+    }
+
+    /// Routers traversed on a minimal route from router `a` to router `b` (both included).
+    #[inline]
+    pub fn hops(&self, a: u32, b: u32) -> u32 {
+        let (ga, gb) = (a / self.per_group, b / self.per_group);
+        let offset = (gb + self.groups - ga) % self.groups;
+        let i = (offset * self.per_group + a % self.per_group) as usize * self.per_group as usize
+            + (b % self.per_group) as usize;
+        u32::from(self.hops[i])
+    }
+}
+
 /// Builds the routers, local and global links and terminals of a dragonfly shape.
 pub(crate) fn build_shape(
     s: &DragonflyShape,

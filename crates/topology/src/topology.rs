@@ -2,7 +2,7 @@
 
 use crate::aries::AriesConfig;
 use crate::attach::{ExtraGroup, ExtraTerminals};
-use crate::dragonfly::{self, DragonflyConfig, DragonflyShape};
+use crate::dragonfly::{self, DragonflyConfig, DragonflyShape, HopTable};
 use crate::error::NetError;
 use crate::fattree::{self, FatTreeConfig, FatTreeShape};
 use crate::graph::{Attachment, Port, Wiring};
@@ -78,6 +78,9 @@ pub struct Topology {
     /// The diameter, computed on first use (a breadth-first search from every router: about
     /// 0.15 s on a Cori-sized Aries, and summaries ask for it more than once per run).
     diameter: std::sync::OnceLock<u32>,
+    /// Dragonflies: the minimal routes' router counts, built on first use (storage asks for
+    /// the distance from every compute node to every BB server when it picks stripe sets).
+    hop_table: std::sync::OnceLock<Option<HopTable>>,
 }
 
 impl Topology {
@@ -123,6 +126,7 @@ impl Topology {
             extras,
             cluster,
             diameter: std::sync::OnceLock::new(),
+            hop_table: std::sync::OnceLock::new(),
         })
     }
 
@@ -206,7 +210,10 @@ impl Topology {
     pub fn router_hops(&self, a: u32, b: u32) -> u32 {
         match &self.shape {
             Shape::FatTree(s) => s.hops(a, b),
-            Shape::Dragonfly(s) => s.hops(a, b),
+            Shape::Dragonfly(s) => match self.hop_table.get_or_init(|| HopTable::new(s)) {
+                Some(t) => t.hops(a, b),
+                None => s.hops(a, b),
+            },
             Shape::Torus(s) => s.hops(a, b),
         }
     }

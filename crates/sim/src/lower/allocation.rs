@@ -247,7 +247,8 @@ fn node_stripes(
         if f.dw.is_some() || !f.uses_bb {
             continue;
         }
-        // Hop distances are the topology's closed forms (a few comparisons each).
+        // Hop distances are the topology's closed forms (a few comparisons each; a table
+        // lookup on dragonflies, where the closed form scans the global links of two groups).
         let servers = stripe_set(
             t as u32,
             &machine.bb_terminals,

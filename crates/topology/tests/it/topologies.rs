@@ -207,6 +207,34 @@ fn dragonfly_hop_distances() {
 }
 
 #[test]
+fn dragonfly_hop_table_gives_every_minimal_route_of_the_shape() {
+    // The topology looks dragonfly routes up in a table by group offset and local routers;
+    // it must give what scanning the global links between the two groups gives, for every
+    // pair of routers, on a canonical dragonfly and on Aries shapes with several links per
+    // pair of groups.
+    for cfg in [
+        dragonfly(4, 2, 2, 9),
+        dragonfly(4, 2, 2, 5),
+        aries(2, 3, 1, 7),
+        aries(2, 4, 2, 5),
+    ] {
+        let t = build(&cfg);
+        let bbsim_topology::Shape::Dragonfly(shape) = t.shape() else {
+            panic!("a dragonfly shape");
+        };
+        let table = bbsim_topology::dragonfly::HopTable::new(shape).expect("a small table");
+        let routers = shape.routers();
+        for a in 0..routers {
+            for b in 0..routers {
+                let h = shape.hops(a, b);
+                assert_eq!(table.hops(a, b), h, "{cfg:?}: {a} -> {b}");
+                assert_eq!(t.router_hops(a, b), h, "{cfg:?}: {a} -> {b}");
+            }
+        }
+    }
+}
+
+#[test]
 fn aries_dragonfly_matches_closed_forms() {
     // 2 x 3 routers per group, h = 1: 6 slots, g = 7 gives one link per pair of groups.
     let (rows, cols, h, g) = (2u32, 3u32, 1u32, 7u32);
