@@ -285,6 +285,60 @@ fn edison_like_aries_builds() {
     assert_eq!(t.wiring().links_of(LinkClass::Global), 15 * 954 / 2);
 }
 
+/// The diameter by one breadth-first search per router that hosts terminals, as the
+/// definition reads: the largest finite distance between two such routers.
+fn diameter_one_source_at_a_time(t: &Topology) -> u32 {
+    use bbsim_topology::graph::Node;
+    use petgraph::graph::NodeIndex;
+    let w = t.wiring();
+    let routers = w.routers() as usize;
+    let mut hosts = vec![false; routers];
+    for a in &w.terminals {
+        hosts[a.router as usize] = true;
+    }
+    let mut best = 0;
+    for src in (0..routers).filter(|&r| hosts[r]) {
+        let mut dist = vec![u32::MAX; routers];
+        dist[src] = 0;
+        let mut queue = std::collections::VecDeque::from([src]);
+        while let Some(u) = queue.pop_front() {
+            for n in w.graph.neighbors(NodeIndex::new(u)) {
+                if let Node::Router(v) = w.graph[n] {
+                    if dist[v as usize] == u32::MAX {
+                        dist[v as usize] = dist[u] + 1;
+                        queue.push_back(v as usize);
+                    }
+                }
+            }
+        }
+        for r in (0..routers).filter(|&r| hosts[r] && dist[r] != u32::MAX) {
+            best = best.max(dist[r]);
+        }
+    }
+    best
+}
+
+#[test]
+fn diameter_is_the_longest_distance_between_routers_with_terminals() {
+    // The summary's diameter searches from 64 routers at once; it must equal one search per
+    // router on every shape, with more than 64 routers (several batches), with routers
+    // without terminals (a fat-tree's upper levels) and with a lone pod.
+    for cfg in [
+        fat_tree(3, 8, 128, 1),
+        fat_tree(3, 8, 128, 2),
+        fat_tree(3, 8, 16, 1),
+        fat_tree(2, 36, 648, 1),
+        dragonfly(4, 2, 2, 9),
+        aries(2, 4, 2, 5),
+        TopologyConfig::Aries(AriesConfig::edison()),
+        torus(&[4, 4, 4], 1),
+        torus(&[8, 5, 3], 2),
+    ] {
+        let t = build(&cfg);
+        assert_eq!(t.diameter(), diameter_one_source_at_a_time(&t), "{cfg:?}");
+    }
+}
+
 #[test]
 fn torus_matches_closed_forms() {
     let t = build(&torus(&[4, 4, 4], 1));
