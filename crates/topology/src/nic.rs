@@ -64,10 +64,8 @@ struct Partial<P> {
     remaining: u32,
     bytes: u64,
     payload: Option<P>,
-    hops: u16,
-    nonminimal: bool,
-    packet_hops: u64,
-    nonminimal_packets: u32,
+    /// How the packets received so far were routed.
+    route: MessageRoute,
 }
 
 /// What a NIC sent and received.
@@ -506,17 +504,18 @@ impl<P> Nic<P> {
                 remaining: pkt.packets,
                 bytes: 0,
                 payload: None,
-                hops: 0,
-                nonminimal: false,
-                packet_hops: 0,
-                nonminimal_packets: 0,
+                route: MessageRoute {
+                    packets: pkt.packets,
+                    ..MessageRoute::default()
+                },
             });
             entry.remaining = entry.remaining.saturating_sub(u32::from(pkt.span.max(1)));
             entry.bytes += u64::from(pkt.bytes);
-            entry.hops = entry.hops.max(u16::from(pkt.hops));
-            entry.nonminimal |= pkt.nonminimal();
-            entry.packet_hops += u64::from(pkt.hops) * span;
-            entry.nonminimal_packets += nonminimal_packets;
+            let route = &mut entry.route;
+            route.hops = route.hops.max(u16::from(pkt.hops));
+            route.nonminimal |= pkt.nonminimal();
+            route.packet_hops += u64::from(pkt.hops) * span;
+            route.nonminimal_packets += nonminimal_packets;
             if payload.is_some() {
                 entry.payload = payload;
             }
@@ -524,14 +523,7 @@ impl<P> Nic<P> {
                 return None;
             }
             let done = self.partial.remove(&id)?;
-            let route = MessageRoute {
-                packets: pkt.packets,
-                hops: done.hops,
-                nonminimal: done.nonminimal,
-                packet_hops: done.packet_hops,
-                nonminimal_packets: done.nonminimal_packets,
-            };
-            (done.bytes, done.payload, route)
+            (done.bytes, done.payload, done.route)
         };
         self.deliver(&pkt, bytes, payload?, route, now)
     }
