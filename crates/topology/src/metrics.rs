@@ -1,10 +1,9 @@
 //! Topology metrics: the summary (routers, terminals, links, diameter, bisection), closed forms
 //! of the bisection bandwidth, breadth-first diameter and a max-flow check of bisections.
 
-use crate::graph::{Node, Peer, Wiring};
+use crate::graph::{Peer, Wiring};
 use crate::link::LinkClass;
 use crate::topology::{Shape, Topology, TopologyConfig};
-use petgraph::graph::NodeIndex;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::fmt;
@@ -138,7 +137,6 @@ fn dragonfly_bisection(s: &crate::dragonfly::DragonflyShape, local: u64, global:
 /// per source: about 40 times less work on an Aries machine of 1,500 routers.
 pub fn diameter(w: &Wiring) -> u32 {
     let routers = w.routers() as usize;
-    let neighbours = router_neighbours(w);
     let mut hosts = vec![false; routers];
     for a in &w.terminals {
         hosts[a.router as usize] = true;
@@ -161,9 +159,13 @@ pub fn diameter(w: &Wiring) -> u32 {
         loop {
             let mut reached = false;
             for (v, out) in next.iter_mut().enumerate() {
-                let bits = neighbours[v]
+                let bits = w
+                    .router_ports(v as u32)
                     .iter()
-                    .fold(0u64, |acc, &u| acc | frontier[u as usize]);
+                    .fold(0u64, |acc, p| match p.peer {
+                        Peer::Router { router, .. } => acc | frontier[router as usize],
+                        _ => acc,
+                    });
                 *out = bits & !seen[v];
                 reached |= *out != 0;
             }
@@ -181,21 +183,6 @@ pub fn diameter(w: &Wiring) -> u32 {
         }
     }
     best
-}
-
-/// Each router's router neighbours, from the petgraph view.
-fn router_neighbours(w: &Wiring) -> Vec<Vec<u32>> {
-    (0..w.routers() as usize)
-        .map(|u| {
-            w.graph
-                .neighbors(NodeIndex::new(u))
-                .filter_map(|n| match w.graph[n] {
-                    Node::Router(v) => Some(v),
-                    _ => None,
-                })
-                .collect()
-        })
-        .collect()
 }
 
 /// Maximum flow (bytes/s) from the routers `from` to the routers `to` over router-to-router
