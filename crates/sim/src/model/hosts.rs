@@ -15,8 +15,6 @@ pub struct RouteCount {
     pub messages: u64,
     /// Of which routed non-minimally (any of their packets).
     pub nonminimal: u64,
-    /// Sum of router hops (per message: the most any of its packets traversed).
-    pub hops: u64,
     /// Packets received (a unit counts as the packets it carries).
     pub packets: u64,
     /// Sum of router hops over the packets.
@@ -30,7 +28,6 @@ impl RouteCount {
     pub fn add(&mut self, d: MessageRoute) {
         self.messages += 1;
         self.nonminimal += u64::from(d.nonminimal);
-        self.hops += u64::from(d.hops);
         self.packets += u64::from(d.packets);
         self.packet_hops += d.packet_hops;
         self.nonminimal_packets += u64::from(d.nonminimal_packets);
@@ -40,7 +37,6 @@ impl RouteCount {
     pub fn merge(&mut self, o: &RouteCount) {
         self.messages += o.messages;
         self.nonminimal += o.nonminimal;
-        self.hops += o.hops;
         self.packets += o.packets;
         self.packet_hops += o.packet_hops;
         self.nonminimal_packets += o.nonminimal_packets;
