@@ -125,7 +125,11 @@
 #                              job, setting (alone / with ...), I/O phase, time in I/O, hops,
 #                              the job's number of I/O phases, the slowest rank's and the 99th
 #                              percentile rank's time in I/O in the first one
-#                              (phase1_time_in_io_max_s, phase1_time_in_io_p99_s), op_overhead_s
+#                              (phase1_time_in_io_max_s, phase1_time_in_io_p99_s), op_overhead_s,
+#                              and the job's routing per packet (packet_hops,
+#                              packet_nonminimal_share: every packet of its storage traffic,
+#                              replies and drains included; avg_hops is per I/O operation, along
+#                              its request's route)
 #   figures/hops.svg           (a) average I/O hops per application, topology and placement
 #   figures/timelines/<mix>-<system>-<placement>.svg
 #                              (b) each rank's I/O over time in the first I/O phase (middle

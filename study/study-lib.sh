@@ -39,8 +39,9 @@ STUDY_AWK_FIELDS='
 # The per-job columns of the merged sweep.csv (bbsim sweep's, without the job<N>_ prefix), in
 # order. Builds before the percentiles wrote no time_in_io_p99_s; builds before the tidy
 # sweep.csv wrote each phase's figures as `;`-separated lists (io_phase_time_in_io_max_s,
-# io_phase_time_in_io_p99_s), whose first entries are the phase1_... columns.
-STUDY_JOB_COLUMNS="name io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases phase1_time_in_io_max_s time_in_io_p99_s phase1_time_in_io_p99_s"
+# io_phase_time_in_io_p99_s), whose first entries are the phase1_... columns; builds before
+# the per-packet routing figures wrote no packet_hops and packet_nonminimal_share.
+STUDY_JOB_COLUMNS="name io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases phase1_time_in_io_max_s time_in_io_p99_s phase1_time_in_io_p99_s packet_hops packet_nonminimal_share"
 # An awk function: seconds(v) is the duration v (a number with the unit s, ms, us or ns) in
 # seconds, as bbsim sweep writes it (exact decimals, no trailing zeros).
 STUDY_AWK_SECONDS='
@@ -116,7 +117,7 @@ study_collect() {
 
     # One row per run and job (ok runs only; a control's first job is left out), for the figures.
     awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print "system,placement,mix,op_overhead,job,setting,io_phase_s,time_in_io_mean_s,time_in_io_max_s,bandwidth_Bps,avg_hops,nonminimal_fraction,io_phases,phase1_time_in_io_max_s,time_in_io_p99_s,phase1_time_in_io_p99_s,op_overhead_s"; next }
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print "system,placement,mix,op_overhead,job,setting,io_phase_s,time_in_io_mean_s,time_in_io_max_s,bandwidth_Bps,avg_hops,nonminimal_fraction,io_phases,phase1_time_in_io_max_s,time_in_io_p99_s,phase1_time_in_io_p99_s,op_overhead_s,packet_hops,packet_nonminimal_share"; next }
         $col["status"] != "ok" { next }
         {
             for (j = 0; j < 3; j++) {
@@ -131,10 +132,11 @@ study_collect() {
                     setting = "apart from " others " (same nodes)"
                 }
                 printf "%s,%s,%s,%s,%s,%s", $1, $2, mix, $col["op_overhead"], name, setting
-                # Older builds wrote no percentiles: their cells are empty.
+                # Older builds wrote no percentiles and no per-packet routing: their cells
+                # are empty.
                 split("io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases phase1_time_in_io_max_s time_in_io_p99_s phase1_time_in_io_p99_s", m, " ")
                 for (i = 1; i <= 10; i++) printf ",%s", $col["job" j "_" m[i]]
-                printf ",%s\n", $col["op_overhead_s"]
+                printf ",%s,%s,%s\n", $col["op_overhead_s"], $col["job" j "_packet_hops"], $col["job" j "_packet_nonminimal_share"]
             }
         }' "$OUT/sweep.csv" >"$OUT/jobs.csv"
 

@@ -1667,14 +1667,35 @@ fn slices_of_older_builds_merge_by_column_name() {
             .collect::<Vec<_>>()
     };
     assert_eq!(s3d("node-local").len(), 3);
-    assert!(s3d("node-local")
-        .iter()
-        .all(|j| j["phase1_time_in_io_p99_s"].is_empty() && !j["avg_hops"].is_empty()));
+    assert!(s3d("node-local").iter().all(|j| {
+        j["phase1_time_in_io_p99_s"].is_empty()
+            && j["packet_hops"].is_empty()
+            && j["packet_nonminimal_share"].is_empty()
+            && !j["avg_hops"].is_empty()
+    }));
     assert_eq!(s3d("grouped").len(), 3);
     for j in s3d("grouped") {
         let p99: f64 = j["phase1_time_in_io_p99_s"].parse().expect("p99");
         let max: f64 = j["phase1_time_in_io_max_s"].parse().expect("max");
         assert!(p99 > 0.0 && p99 <= max, "{j:?}");
+        // Routing per packet: on a fat-tree every route is minimal, and a job on the
+        // grouped placement crosses at least its edge switch.
+        let hops: f64 = j["packet_hops"].parse().expect("packet_hops");
+        assert!(hops >= 1.0, "{j:?}");
+        let share: f64 = j["packet_nonminimal_share"].parse().expect("share");
+        assert_eq!(share, 0.0, "{j:?}");
+        let row = rows
+            .iter()
+            .find(|r| {
+                (
+                    r["system"].as_str(),
+                    r["placement"].as_str(),
+                    r["mix"].as_str(),
+                ) == ("summit", "grouped", "s3d-ior")
+                    && r["op_overhead"] == j["op_overhead"]
+            })
+            .expect("the job's sweep row");
+        assert_eq!(j["packet_hops"], row["job0_packet_hops"], "{j:?}");
     }
     let _ = std::fs::remove_dir_all(&out);
 }
