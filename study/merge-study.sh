@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Merge the outputs of several study/reproduce-study.sh runs into one study output.
 #
-# Usage: study/merge-study.sh OUTPUT_DIR STUDY_DIR...
+# Usage: study/merge-study.sh OUTPUT_DIR [--skip GLOB | --no-skip | STUDY_DIR]...
 #
 # The matrix of the study (docs/study.md) takes hours at full scale, so it is often made in
 # slices: one system tonight, another overhead tomorrow, control runs later. This script puts
@@ -15,6 +15,15 @@
 # header by column name (their missing columns are left empty). The runs are not copied: OUTPUT_DIR/runs/<sweep>/ holds a symbolic
 # link to each chosen run directory of the slices (summary.json, ranks.csv, ...), so keep the
 # slices. Rows of one sweep are ordered by overhead.
+#
+# --skip GLOB leaves out of every STUDY_DIR given after it the sweeps whose name
+# (<system>-<placement>-<mix>[+control]) matches the shell pattern GLOB; --skip adds up, and
+# --no-skip ends every --skip so far. This merges archives of different network models
+# without mixing them: e.g. the runs of one archive that a later model changed are skipped,
+# and the later model's archive, given after --no-skip, supplies them:
+#
+#     study/merge-study.sh OUT --skip 'edison-grouped-*' --skip 'edison-global-*' \
+#         study/archive-units/*/ --no-skip study/archive-spread/*/
 #
 # Environment:
 #   BBSIM=path          the bbsim binary that draws the figures (found as reproduce-study.sh does)
@@ -34,7 +43,7 @@ die() {
     exit 1
 }
 
-[ $# -ge 2 ] || die "usage: study/merge-study.sh OUTPUT_DIR STUDY_DIR... (outputs of study/reproduce-study.sh)"
+[ $# -ge 2 ] || die "usage: study/merge-study.sh OUTPUT_DIR [--skip GLOB | --no-skip | STUDY_DIR]... (STUDY_DIRs: outputs of study/reproduce-study.sh)"
 OUT=$1
 shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,8 +60,26 @@ esac
 # order given. A sweep name is <system>-<placement>-<mix>[+control].
 LIST=$(mktemp)
 trap 'rm -f "$LIST"' EXIT
-for d in "$@"; do
+SKIP=()
+SLICES=0
+while [ $# -gt 0 ]; do
+    d=$1
+    shift
+    case $d in
+    --skip)
+        [ $# -gt 0 ] && [ -n "$1" ] || die "--skip: expected a pattern of sweep names after it (e.g. --skip 'edison-global-*')"
+        SKIP+=("$1")
+        shift
+        continue
+        ;;
+    --no-skip)
+        SKIP=()
+        continue
+        ;;
+    -*) die "$d: unknown option (expected --skip GLOB, --no-skip or a study output directory)" ;;
+    esac
     [ -d "$d/runs" ] || die "$d: not an output of study/reproduce-study.sh (no runs/ directory)"
+    SLICES=$((SLICES + 1))
     abs=$(cd "$d" && pwd)
     for s in "$abs"/runs/*/; do
         s=${s%/}
@@ -62,10 +89,16 @@ for d in "$@"; do
         *-node-local-* | *-grouped-* | *-global-*) ;;
         *) die "$s: the name is not <system>-<placement>-<mix> with placement node-local, grouped or global" ;;
         esac
-        echo "$name $s" >>"$LIST"
+        skipped=0
+        for g in "${SKIP[@]}"; do
+            # shellcheck disable=SC2254 # the pattern is meant to match
+            case $name in $g) skipped=1 ;; esac
+        done
+        [ $skipped = 1 ] || echo "$name $s" >>"$LIST"
     done
 done
-[ -s "$LIST" ] || die "no sweep with a sweep.csv under $*/runs"
+[ $SLICES -gt 0 ] || die "no study output directory given, only options"
+[ -s "$LIST" ] || die "no sweep with a sweep.csv in the study output directories given (or every one skipped)"
 
 if [ -e "$OUT" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
     die "$OUT exists and is not empty; give a new output directory"
@@ -164,12 +197,14 @@ done <"$OUT/links.tsv"
 rm -f "$OUT/links.tsv"
 sort -o "$OUT/sources.txt" "$OUT/sources.txt"
 
-# The timeline figures the slices drew (the last slice's where several drew one).
-for d in "$@"; do
-    for f in "$d"/figures/timelines/*.svg; do
-        if [ -f "$f" ]; then cp "$f" "$OUT/figures/timelines/"; fi
-    done
-done
+# The timeline figures the slices drew for the sweeps taken from them (the last slice's where
+# several drew one; a slice's figure of a skipped sweep is left out).
+while read -r name dir; do
+    case $name in *+control) continue ;; esac
+    sys_mix=$(echo "$name" | sed -E 's/^(.*)-(node-local|grouped|global)-(.*)$/\3-\1-\2/')
+    f="$(dirname "$(dirname "$dir")")/figures/timelines/$sys_mix.svg"
+    if [ -f "$f" ]; then cp "$f" "$OUT/figures/timelines/"; fi
+done <"$LIST"
 
 # Systems, placements and mixes found, in the study's order, then any others by name.
 NAMES=$(cut -d' ' -f1 "$LIST" | sort -u)
@@ -212,5 +247,5 @@ for sys in $STUDY_ALL_SYSTEMS; do
         if [ -n "$lacking" ]; then echo "$sys $pl $mix $lacking" >>"$OUT/missing.txt"; fi
     done; done
 done
-echo "merged $# study outputs: $RUNS runs of $(echo $SYSTEMS | wc -w) systems, $(echo $MIXES | wc -w) mixes; figures in $OUT/figures, results in $OUT/sweep.csv and $OUT/jobs.csv, where each run came from in $OUT/sources.txt"
+echo "merged $SLICES study outputs: $RUNS runs of $(echo $SYSTEMS | wc -w) systems, $(echo $MIXES | wc -w) mixes; figures in $OUT/figures, results in $OUT/sweep.csv and $OUT/jobs.csv, where each run came from in $OUT/sources.txt"
 echo "the matrix lacks $MISSING runs (system placement mix overheads, one sweep per line, in $OUT/missing.txt)"

@@ -2,6 +2,7 @@
 //! three placements of each system have the same aggregate BB bandwidth, and
 //! `study/reproduce-study.sh` runs one mix end to end at smoke scale.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use crate::common::*;
@@ -633,10 +634,17 @@ fn reproduce_script_control_runs_keep_the_mix_s_nodes_and_put_the_jobs_apart() {
 /// Runs `study/merge-study.sh OUT DIRS...` with this build's bbsim at smoke scale; returns
 /// (success, stderr).
 fn merge_study(out: &Path, dirs: &[&Path]) -> (bool, String) {
+    let args: Vec<&OsStr> = dirs.iter().map(|d| d.as_os_str()).collect();
+    merge_study_args(out, &args)
+}
+
+/// `study/merge-study.sh OUT ARGS...` (slices and options); whether it succeeded, and its
+/// standard error.
+fn merge_study_args(out: &Path, args: &[&OsStr]) -> (bool, String) {
     let done = std::process::Command::new("bash")
         .arg(repo().join("study/merge-study.sh"))
         .arg(out)
-        .args(dirs)
+        .args(args)
         .env("BBSIM", env!("CARGO_BIN_EXE_bbsim"))
         .env("STUDY_SCALE", "smoke")
         .output()
@@ -831,6 +839,83 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
         whole_g.lines().next().expect("header").split(',').count()
     );
 
+    // --skip leaves the matching sweeps out of the slices after it, until --no-skip: slice
+    // c's GTC is left out although c comes last, and slice b, after --no-skip, is whole.
+    let opt = |o: &'static str| OsStr::new(o);
+    let (ok, e) = merge_study_args(
+        &base.join("skip"),
+        &[
+            a.as_os_str(),
+            opt("--skip"),
+            opt("*-gtc"),
+            c.as_os_str(),
+            opt("--no-skip"),
+            b.as_os_str(),
+        ],
+    );
+    assert!(ok, "{e}");
+    assert_eq!(gtc20(&base.join("skip")), gtc20(&a));
+    assert_eq!(
+        results_of(&base.join("skip/sweep.csv")),
+        results_of(&merged.join("sweep.csv")),
+        "a and b as merged without c"
+    );
+    let sources = std::fs::read_to_string(base.join("skip/sources.txt")).expect("sources.txt");
+    let c_dir = c.canonicalize().expect("c").display().to_string();
+    assert!(!sources.contains(&c_dir), "{sources}");
+    // Patterns add up: GTC and GTC+IOR are left out of both slices, and GTC+IOR's control
+    // (`summit-global-gtc-ior+control`), which neither pattern matches, stays.
+    let (ok, e) = merge_study_args(
+        &base.join("skip2"),
+        &[
+            opt("--skip"),
+            opt("*-gtc"),
+            opt("--skip"),
+            opt("*-gtc-ior"),
+            b.as_os_str(),
+            a.as_os_str(),
+        ],
+    );
+    assert!(ok, "{e}");
+    let mixes: std::collections::BTreeSet<String> = results_of(&base.join("skip2/sweep.csv"))
+        .iter()
+        .skip(1)
+        .map(|r| r.split(',').nth(2).expect("mix").to_string())
+        .collect();
+    assert_eq!(
+        mixes.into_iter().collect::<Vec<_>>(),
+        ["gtc-ior+control"],
+        "{e}"
+    );
+    // Options without a slice, a pattern missing, an unknown option, every sweep skipped.
+    for (args, expected) in [
+        (
+            vec![opt("--skip"), opt("*")],
+            "no study output directory given",
+        ),
+        (
+            vec![a.as_os_str(), opt("--skip")],
+            "--skip: expected a pattern",
+        ),
+        (
+            vec![a.as_os_str(), opt("--every")],
+            "--every: unknown option (expected --skip GLOB, --no-skip or a study output directory)",
+        ),
+        (
+            vec![opt("--no-skip"), opt("--no-skip")],
+            "no study output directory given",
+        ),
+        (
+            vec![opt("--skip"), opt("summit-*"), a.as_os_str()],
+            "every one skipped",
+        ),
+    ] {
+        let out = base.join("skip-bad");
+        let (ok, e) = merge_study_args(&out, &args);
+        assert!(!ok && e.contains(expected), "{args:?}: {e}");
+        assert!(!out.exists(), "nothing is written on bad input");
+    }
+
     // Bad input: a directory that is no study output, a non-empty output, too few arguments.
     let (ok, e) = merge_study(&base.join("bad"), &[&a, &base.join("nowhere")]);
     assert!(!ok);
@@ -844,7 +929,9 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
     let (ok, e) = merge_study(&base.join("bad"), &[]);
     assert!(!ok);
     assert!(
-        e.contains("usage: study/merge-study.sh OUTPUT_DIR STUDY_DIR..."),
+        e.contains(
+            "usage: study/merge-study.sh OUTPUT_DIR [--skip GLOB | --no-skip | STUDY_DIR]..."
+        ),
         "{e}"
     );
     assert!(
