@@ -376,15 +376,11 @@ impl<P> Nic<P> {
             src: pkt.src,
             dst: pkt.dst,
             bytes,
-            packets: route.packets,
             payload,
             injected: pkt.injected,
             delivered: now,
             latency,
-            hops: route.hops,
-            nonminimal: route.nonminimal,
-            packet_hops: route.packet_hops,
-            nonminimal_packets: route.nonminimal_packets,
+            route,
         })
     }
 

@@ -232,8 +232,6 @@ pub struct Delivered<P> {
     pub dst: u32,
     /// Message size in bytes.
     pub bytes: u64,
-    /// Packets the message was split into.
-    pub packets: u32,
     /// The payload given to `send_message`.
     pub payload: P,
     /// Time (ps) the message was handed to the source NIC.
@@ -242,28 +240,9 @@ pub struct Delivered<P> {
     pub delivered: Time,
     /// `delivered - injected` in ps (includes queueing at the source NIC).
     pub latency: Time,
-    /// Routers traversed (the largest over the message's packets).
-    pub hops: u16,
-    /// Whether any packet took a non-minimal route.
-    pub nonminimal: bool,
-    /// Routers traversed, summed over the message's packets (a unit counts as the packets it
-    /// carries, each with the unit's route): over `packets`, the mean per packet.
-    pub packet_hops: u64,
-    /// The message's packets routed non-minimally.
-    pub nonminimal_packets: u32,
-}
-
-impl<P> Delivered<P> {
-    /// How the message was routed.
-    pub fn route(&self) -> MessageRoute {
-        MessageRoute {
-            packets: self.packets,
-            hops: self.hops,
-            nonminimal: self.nonminimal,
-            packet_hops: self.packet_hops,
-            nonminimal_packets: self.nonminimal_packets,
-        }
-    }
+    /// How the message was routed: its packets, the routers they traversed and how many went
+    /// non-minimally.
+    pub route: MessageRoute,
 }
 
 #[cfg(test)]

@@ -132,10 +132,10 @@ impl BbHost {
         match ev {
             SimEvent::Net(e) => {
                 if let Some(d) = self.nic.handle(e, ctx) {
-                    let route = d.route();
+                    let route = d.route;
                     match d.payload {
                         Payload::Storage(mut msg) => {
-                            msg.add_hops(u32::from(d.hops));
+                            msg.add_hops(u32::from(d.route.hops));
                             if let StorageMsg::Request(r) = msg.as_ref() {
                                 count(&mut self.per_job, r.alloc, route);
                             }
@@ -227,9 +227,9 @@ impl IoHost {
         match ev {
             SimEvent::Net(e) => {
                 if let Some(d) = self.nic.handle(e, ctx) {
-                    let route = d.route();
+                    let route = d.route;
                     if let Payload::Storage(mut msg) = d.payload {
-                        msg.add_hops(u32::from(d.hops));
+                        msg.add_hops(u32::from(d.route.hops));
                         if let StorageMsg::Request(r) = msg.as_ref() {
                             count(&mut self.per_job, r.alloc, route);
                         }

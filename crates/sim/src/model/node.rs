@@ -601,7 +601,7 @@ impl NodeLp {
             SimEvent::Wake { local } => self.advance(local, ctx),
             SimEvent::Net(e) => {
                 if let Some(d) = self.nic.handle(e, ctx) {
-                    let route = d.route();
+                    let route = d.route;
                     if let Payload::Rank { from, to, bytes } = d.payload {
                         self.deliver(from, to, bytes, ctx);
                         return;
@@ -618,7 +618,7 @@ impl NodeLp {
                                 f.hops = f.hops.max(u16::try_from(r.hops).unwrap_or(u16::MAX));
                             }
                             self.replies.add(route);
-                            r.hops += u32::from(d.hops);
+                            r.hops += u32::from(d.route.hops);
                             if let Some(rec) = self.tracker.on_reply(&r, ctx.now()) {
                                 if let Some(e) =
                                     self.drain.as_mut().and_then(|d| d.writes.remove(&rec.id))

@@ -105,7 +105,7 @@ fn grant_blocks_serve_a_message_in_bursts() {
     let totals = |v: &[Delivered<u64>]| -> (u64, u64) {
         (
             v.iter().map(|d| d.bytes).sum(),
-            v.iter().map(|d| u64::from(d.packets)).sum(),
+            v.iter().map(|d| u64::from(d.route.packets)).sum(),
         )
     };
     assert_eq!(totals(&bursts), totals(&per_packet));

@@ -76,7 +76,7 @@ fn bypassed_messages_never_touch_a_router() {
     let hops: u64 = got
         .iter()
         .filter(|d| d.bytes > 512)
-        .map(|d| u64::from(d.hops))
+        .map(|d| u64::from(d.route.hops))
         .sum();
     assert_eq!(bypassed, 20);
     assert_eq!(injected, 5 * 8, "4 KiB in 512 B packets");
@@ -111,7 +111,7 @@ fn bypass_is_deterministic_across_threads() {
         let mut sim = build_with(&net, scripts.clone(), 5, PartitionSpec::Auto, 0);
         let mut got: Vec<_> = run(&mut sim, threads)
             .into_iter()
-            .map(|d| (d.payload, d.delivered, d.hops, d.nonminimal))
+            .map(|d| (d.payload, d.delivered, d.route.hops, d.route.nonminimal))
             .collect();
         got.sort_unstable();
         got
@@ -148,9 +148,9 @@ fn a_header_rides_in_the_first_packet() {
     let mut got = run(&mut sim, 1);
     got.sort_by_key(|d| d.payload);
     let hops = Time::from(net.hop_distance(0, 15).unwrap());
-    assert_eq!((got[0].packets, got[0].bytes), (1, 576));
+    assert_eq!((got[0].route.packets, got[0].bytes), (1, 576));
     assert_eq!(got[0].latency, hops * (L + D) + L + serialisation(576, BW));
-    assert_eq!((got[1].packets, got[1].bytes), (2, 1_088));
+    assert_eq!((got[1].route.packets, got[1].bytes), (2, 1_088));
     assert_eq!(
         got[1].latency,
         hops * (L + D) + L + serialisation(576, BW) + serialisation(512, BW)
@@ -186,7 +186,9 @@ fn bypass_matches_the_packet_model_with_distinct_terminal_links() {
         let mut sim = build_with(&net, vec![script.clone()], 1, PartitionSpec::Auto, 0);
         let mut got = run(&mut sim, 1);
         got.sort_by_key(|d| d.payload);
-        got.iter().map(|d| (d.latency, d.hops)).collect::<Vec<_>>()
+        got.iter()
+            .map(|d| (d.latency, d.route.hops))
+            .collect::<Vec<_>>()
     };
     assert_eq!(latencies(Some(BYPASS)), latencies(None));
 }

@@ -327,10 +327,10 @@ pub fn check_zero_load(
         assert_eq!(d.payload, payload, "payload rides with the message");
         assert_eq!((d.src, d.dst, d.bytes), (src, dst, bytes));
         assert_eq!(d.injected, at);
-        assert_eq!(u32::from(d.hops), hops, "{src}->{dst}: hop count");
-        assert!(!d.nonminimal);
+        assert_eq!(u32::from(d.route.hops), hops, "{src}->{dst}: hop count");
+        assert!(!d.route.nonminimal);
         let physical = u64::from(net.params().packet_size);
-        assert_eq!(d.packets, bytes.div_ceil(physical).max(1) as u32);
+        assert_eq!(d.route.packets, bytes.div_ceil(physical).max(1) as u32);
         assert_eq!(
             d.latency, latency,
             "{src}->{dst} {bytes} B in {packet} B packets: zero-load latency"

@@ -397,7 +397,7 @@ fn deliveries_match_across_threads(jitter: u32) {
         let mut sim = build(&net, scripts.clone(), 11);
         let mut got: Vec<(u64, Time, u16)> = run(&mut sim, threads)
             .iter()
-            .map(|d| (d.payload, d.delivered, d.hops))
+            .map(|d| (d.payload, d.delivered, d.route.hops))
             .collect();
         got.sort_unstable();
         got

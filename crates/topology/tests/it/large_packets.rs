@@ -68,7 +68,10 @@ fn zero_load_one_mib_as_one_packet_or_sixteen() {
         }];
         let mut sim = build(&net, vec![script], 2);
         let got = run(&mut sim, 1);
-        assert_eq!((got[0].hops, got[0].packets), (5, (MIB / packet) as u32));
+        assert_eq!(
+            (got[0].route.hops, got[0].route.packets),
+            (5, (MIB / packet) as u32)
+        );
         assert_eq!(got[0].latency, 1_050_000 + 83_886_080);
         assert_eq!(message_serialisation(MIB, packet, BW), 83_886_080);
     }
@@ -136,7 +139,7 @@ fn cut_through_with_a_faster_terminal_link_up_to_64_mib() {
         let mut sim = build(&net, scripts, 1);
         let got = run(&mut sim, 1);
         assert_eq!(got.len(), 1);
-        assert_eq!((got[0].hops, got[0].packets), (5, 1));
+        assert_eq!((got[0].route.hops, got[0].route.packets), (5, 1));
         let fast = serialisation(bytes, 25_000_000_000);
         let slow = serialisation(bytes, BW);
         let expected = 2 * 50 * NS + 4 * 100 * NS + 4 * D + (D + fast).max(slow);
@@ -221,7 +224,9 @@ fn buffers_beyond_4_gib_are_counted_without_overflow() {
     let mut sim = build(&net, scripts, 9);
     let got = run(&mut sim, 1);
     assert_eq!(got.len(), 31 * 3);
-    assert!(got.iter().all(|d| d.bytes == packet && d.packets == 1));
+    assert!(got
+        .iter()
+        .all(|d| d.bytes == packet && d.route.packets == 1));
     // The receiver link ran back to back: the last of 93 packets arrives after 93 of them
     // have been serialised, plus the latency of the first one's path.
     let last = got.iter().map(|d| d.delivered).max().unwrap();

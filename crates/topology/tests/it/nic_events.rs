@@ -52,7 +52,7 @@ fn a_nic_with_credits_streams_a_message_from_one_event() {
     let got = run(&mut sim, 1);
     assert_eq!(got.len(), 1);
     // 5 routers up and down (terminal 0 and 15 are in different pods): zero-load latency.
-    assert_eq!(got[0].hops, 5);
+    assert_eq!(got[0].route.hops, 5);
     assert_eq!(
         got[0].latency,
         5 * (L + D) + L + message_serialisation(10 * PACKET, PACKET, BW)
@@ -165,7 +165,7 @@ fn a_router_hands_a_whole_message_to_its_terminal_as_the_packets_would() {
         // One event per packet but the last of each multi-packet message is gone.
         let expected: u64 = whole
             .iter()
-            .map(|d| u64::from(d.packets.saturating_sub(1)))
+            .map(|d| u64::from(d.route.packets.saturating_sub(1)))
             .sum();
         assert_eq!(saved, expected, "{name}: events saved");
         assert!(expected > 0);

@@ -69,7 +69,16 @@ fn any_partition_and_thread_count_gives_the_same_deliveries() {
                 let mut sim = build_partitioned(&network, s.clone(), 3, partition.clone());
                 let got: Vec<_> = run(&mut sim, threads)
                     .into_iter()
-                    .map(|d| (d.id, d.payload, d.delivered, d.hops, d.nonminimal, d.bytes))
+                    .map(|d| {
+                        (
+                            d.id,
+                            d.payload,
+                            d.delivered,
+                            d.route.hops,
+                            d.route.nonminimal,
+                            d.bytes,
+                        )
+                    })
                     .collect();
                 assert_eq!(got.len(), total, "every message delivered");
                 match &reference {

@@ -119,7 +119,9 @@ fn deliveries_are_identical_for_any_thread_count() {
                 .collect()
         })
         .collect();
-    let key = |d: &bbsim_topology::Delivered<u64>| (d.payload, d.delivered, d.hops, d.nonminimal);
+    let key = |d: &bbsim_topology::Delivered<u64>| {
+        (d.payload, d.delivered, d.route.hops, d.route.nonminimal)
+    };
     let mut reference: Option<Vec<_>> = None;
     for threads in 1..=4 {
         let mut sim = build(&net, scripts.clone(), 11);

@@ -320,7 +320,7 @@ fn units_larger_than_the_buffer_split_and_deliver_every_byte() {
         let (got, routers, _) = run_all(&n, scripts, 1);
         let mut got: Vec<(u32, u64, u64, u32)> = got
             .iter()
-            .map(|d| (d.src, d.payload, d.bytes, d.packets))
+            .map(|d| (d.src, d.payload, d.bytes, d.route.packets))
             .collect();
         got.sort_unstable();
         let mut want: Vec<(u32, u64, u64, u32)> = sent

@@ -128,7 +128,7 @@ fn zero_load_with_distinct_terminal_links() {
     let mut sim = build(&net, scripts, 1);
     let got = run(&mut sim, 1);
     assert_eq!(got.len(), 1);
-    assert_eq!(got[0].hops, 5);
+    assert_eq!(got[0].route.hops, 5);
     let fast = serialisation(512, 25_000_000_000);
     assert_eq!(got[0].latency, 2 * 50 * NS + 4 * 100 * NS + 5 * D + fast);
 }
