@@ -1379,6 +1379,53 @@ fn the_units_archives_merge_and_hold_only_unit_runs() {
     }
 }
 
+/// The matrix on the current model, merged as docs/study.md gives it: every run of the units
+/// archive that spreading units over slower routes leaves unchanged, and the Edison-like
+/// grouped and global runs only from the spread archive, never from the units archive.
+#[test]
+fn the_current_model_merges_without_the_runs_spreading_changed() {
+    let slices = |archive: &str| -> Vec<std::ffi::OsString> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(repo().join(archive))
+            .expect("archive directory")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.join("runs").is_dir())
+            .collect();
+        v.sort();
+        v.into_iter().map(PathBuf::into_os_string).collect()
+    };
+    let mut args: Vec<std::ffi::OsString> =
+        ["--skip", "edison-grouped-*", "--skip", "edison-global-*"]
+            .iter()
+            .map(|a| a.into())
+            .collect();
+    args.extend(slices("study/archive-units"));
+    args.push("--no-skip".into());
+    args.extend(slices("study/archive-spread"));
+    let out = scratch("study-current-model");
+    let args: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let (ok, e) = merge_study_args(&out, &args);
+    assert!(ok, "{e}");
+    let sources = std::fs::read_to_string(out.join("sources.txt")).expect("sources.txt");
+    let (mut spread, mut units) = (0, 0);
+    for line in sources.lines() {
+        let name = line.split(',').next().expect("sweep");
+        let shared_dragonfly =
+            name.starts_with("edison-grouped-") || name.starts_with("edison-global-");
+        if shared_dragonfly {
+            assert!(line.contains("/study/archive-spread/"), "{line}");
+            spread += 1;
+        } else {
+            assert!(line.contains("/study/archive-units/"), "{line}");
+            units += 1;
+        }
+    }
+    // The units archive supplies the Summit-like, tapered and Edison-like node-local runs
+    // (over 200 with their control runs), the spread archive at least its single
+    // applications.
+    assert!(units > 200 && spread >= 20, "{units} {spread}\n{sources}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 /// This build reproduces an archived full-scale run exactly: S3D+IOR on the Summit-like
 /// system's node-local BBs at 20 us (the cheapest two-job run of the matrix, a few seconds),
 /// every column of its sweep.csv row but the run's index, directory and wall time.
