@@ -117,7 +117,18 @@ study_collect() {
 
     # One row per run and job (ok runs only; a control's first job is left out), for the figures.
     awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print "system,placement,mix,op_overhead,job,setting,io_phase_s,time_in_io_mean_s,time_in_io_max_s,bandwidth_Bps,avg_hops,nonminimal_fraction,io_phases,phase1_time_in_io_max_s,time_in_io_p99_s,phase1_time_in_io_p99_s,op_overhead_s,packet_hops,packet_nonminimal_share"; next }
+        # The job columns, then the run overhead in seconds, then the per-packet routing.
+        NR == 1 {
+            for (i = 1; i <= NF; i++) col[$i] = i
+            nm = split("io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases phase1_time_in_io_max_s time_in_io_p99_s phase1_time_in_io_p99_s", m, " ")
+            np = split("packet_hops packet_nonminimal_share", pk, " ")
+            h = "system,placement,mix,op_overhead,job,setting"
+            for (i = 1; i <= nm; i++) h = h "," m[i]
+            h = h ",op_overhead_s"
+            for (i = 1; i <= np; i++) h = h "," pk[i]
+            print h
+            next
+        }
         $col["status"] != "ok" { next }
         {
             for (j = 0; j < 3; j++) {
@@ -134,9 +145,10 @@ study_collect() {
                 printf "%s,%s,%s,%s,%s,%s", $1, $2, mix, $col["op_overhead"], name, setting
                 # Older builds wrote no percentiles and no per-packet routing: their cells
                 # are empty.
-                split("io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases phase1_time_in_io_max_s time_in_io_p99_s phase1_time_in_io_p99_s", m, " ")
-                for (i = 1; i <= 10; i++) printf ",%s", $col["job" j "_" m[i]]
-                printf ",%s,%s,%s\n", $col["op_overhead_s"], $col["job" j "_packet_hops"], $col["job" j "_packet_nonminimal_share"]
+                for (i = 1; i <= nm; i++) printf ",%s", $col["job" j "_" m[i]]
+                printf ",%s", $col["op_overhead_s"]
+                for (i = 1; i <= np; i++) printf ",%s", $col["job" j "_" pk[i]]
+                printf "\n"
             }
         }' "$OUT/sweep.csv" >"$OUT/jobs.csv"
 

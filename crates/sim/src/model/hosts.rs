@@ -135,7 +135,7 @@ impl BbHost {
                     let route = d.route;
                     match d.payload {
                         Payload::Storage(mut msg) => {
-                            msg.add_hops(u32::from(d.route.hops));
+                            msg.add_hops(u32::from(route.hops));
                             if let StorageMsg::Request(r) = msg.as_ref() {
                                 count(&mut self.per_job, r.alloc, route);
                             }
@@ -229,7 +229,7 @@ impl IoHost {
                 if let Some(d) = self.nic.handle(e, ctx) {
                     let route = d.route;
                     if let Payload::Storage(mut msg) = d.payload {
-                        msg.add_hops(u32::from(d.route.hops));
+                        msg.add_hops(u32::from(route.hops));
                         if let StorageMsg::Request(r) = msg.as_ref() {
                             count(&mut self.per_job, r.alloc, route);
                         }

@@ -618,7 +618,7 @@ impl NodeLp {
                                 f.hops = f.hops.max(u16::try_from(r.hops).unwrap_or(u16::MAX));
                             }
                             self.replies.add(route);
-                            r.hops += u32::from(d.route.hops);
+                            r.hops += u32::from(route.hops);
                             if let Some(rec) = self.tracker.on_reply(&r, ctx.now()) {
                                 if let Some(e) =
                                     self.drain.as_mut().and_then(|d| d.writes.remove(&rec.id))
