@@ -11,7 +11,9 @@
 #
 # A run is one system, placement, mix (or mix+control) and per-operation overhead. Where
 # several STUDY_DIRs hold the same run, the one given last wins, except that a failed run never
-# replaces a finished one. Sweeps made by builds with fewer columns are fitted to the widest
+# replaces a finished one; each such choice is reported on standard error. The order is that
+# of the arguments: a shell glob such as study/archive-units/*/ sorts slice10 before slice2,
+# so a slice that re-makes a run must sort after the one it replaces. Sweeps made by builds with fewer columns are fitted to the widest
 # header by column name (their missing columns are left empty). The runs are not copied: OUTPUT_DIR/runs/<sweep>/ holds a symbolic
 # link to each chosen run directory of the slices (summary.json, ranks.csv, ...), so keep the
 # slices. Rows of one sweep are ordered by overhead.
@@ -138,7 +140,17 @@ done <"$LIST" | awk -v out="$OUT" "$STUDY_AWK_FIELDS"'
             delete f
             fields(line, f)
             key = name SUBSEP f[ocol]
-            if (key in status && status[key] == "ok" && f[scol] != "ok") continue
+            here = file; sub(/\/runs\/[^\/]*\/sweep\.csv$/, "", here)
+            if (key in status) {
+                there = src[key]; sub(/\/runs\/[^\/]*\/sweep\.csv$/, "", there)
+                # Say which of two slices holding one run is taken: the order of the
+                # arguments decides, and a shell glob sorts slice10 before slice2.
+                if (status[key] == "ok" && f[scol] != "ok") {
+                    print "merge-study.sh: " name " at " f[ocol] ": keeping the finished run of " there ", not the failed one of " here > "/dev/stderr"
+                    continue
+                }
+                print "merge-study.sh: " name " at " f[ocol] ": taking the run of " here " (given later), not that of " there > "/dev/stderr"
+            }
             if (!(key in status)) { order[name] = order[name] SUBSEP f[ocol] }
             # Kept by column name, so rows of builds with fewer columns fit the merged header.
             for (i = 1; i <= n; i++) val[key, h[i]] = f[i]

@@ -41,7 +41,11 @@ STUDY_AWK_FIELDS='
 # sweep.csv wrote each phase's figures as `;`-separated lists (io_phase_time_in_io_max_s,
 # io_phase_time_in_io_p99_s), whose first entries are the phase1_... columns; builds before
 # the per-packet routing figures wrote no packet_hops and packet_nonminimal_share.
-STUDY_JOB_COLUMNS="name io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases phase1_time_in_io_max_s time_in_io_p99_s phase1_time_in_io_p99_s packet_hops packet_nonminimal_share"
+# jobs.csv has the same figures per job: STUDY_JOB_METRICS, then the run's overhead in seconds,
+# then STUDY_JOB_ROUTING (appended when the builds began to write them).
+STUDY_JOB_METRICS="io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases phase1_time_in_io_max_s time_in_io_p99_s phase1_time_in_io_p99_s"
+STUDY_JOB_ROUTING="packet_hops packet_nonminimal_share"
+STUDY_JOB_COLUMNS="name $STUDY_JOB_METRICS $STUDY_JOB_ROUTING"
 # An awk function: seconds(v) is the duration v (a number with the unit s, ms, us or ns) in
 # seconds, as bbsim sweep writes it (exact decimals, no trailing zeros).
 STUDY_AWK_SECONDS='
@@ -116,12 +120,12 @@ study_collect() {
     [ -f "$OUT/sweep.csv" ] || die "no sweep finished; see $OUT/runs/*.log"
 
     # One row per run and job (ok runs only; a control's first job is left out), for the figures.
-    awk -F, '
+    awk -F, -v metrics="$STUDY_JOB_METRICS" -v routing="$STUDY_JOB_ROUTING" '
         # The job columns, then the run overhead in seconds, then the per-packet routing.
         NR == 1 {
             for (i = 1; i <= NF; i++) col[$i] = i
-            nm = split("io_phase_s time_in_io_mean_s time_in_io_max_s bandwidth_Bps avg_hops nonminimal_fraction io_phases phase1_time_in_io_max_s time_in_io_p99_s phase1_time_in_io_p99_s", m, " ")
-            np = split("packet_hops packet_nonminimal_share", pk, " ")
+            nm = split(metrics, m, " ")
+            np = split(routing, pk, " ")
             h = "system,placement,mix,op_overhead,job,setting"
             for (i = 1; i <= nm; i++) h = h "," m[i]
             h = h ",op_overhead_s"

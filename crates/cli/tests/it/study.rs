@@ -720,6 +720,10 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
     let merged = base.join("merged");
     let (ok, e) = merge_study(&merged, &[&a, &b]);
     assert!(ok, "{e}");
+    assert!(
+        !e.contains("merge-study.sh:"),
+        "no run is in both slices: {e}"
+    );
     // The whole has gtc-ior and its control at 0 us too, which the slices do not.
     let expected: Vec<String> = results_of(&whole.join("sweep.csv"))
         .into_iter()
@@ -772,6 +776,18 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
     };
     let (ok, e) = merge_study(&base.join("ac"), &[&a, &c]);
     assert!(ok, "{e}");
+    let canonical = |d: &Path| d.canonicalize().expect("slice").display().to_string();
+    // The choice is reported, since the order of a shell glob may not be the order in
+    // which the slices were made.
+    assert!(
+        e.contains(&format!(
+            "merge-study.sh: summit-global-gtc at 20us: taking the run of {} (given later), not that of {}",
+            canonical(&c),
+            canonical(&a)
+        )),
+        "{e}"
+    );
+    assert_eq!(e.matches("taking the run of").count(), 1, "{e}");
     let (ok, e) = merge_study(&base.join("ca"), &[&c, &a]);
     assert!(ok, "{e}");
     assert_ne!(gtc20(&a), gtc20(&c), "16 KiB packets change the result");
@@ -801,6 +817,14 @@ fn merge_script_puts_slices_of_the_matrix_together_as_one_run() {
     .expect("write");
     let (ok, e) = merge_study(&base.join("af"), &[&a, &f]);
     assert!(ok, "{e}");
+    assert!(
+        e.contains(&format!(
+            "merge-study.sh: summit-global-gtc at 20us: keeping the finished run of {}, not the failed one of {}",
+            canonical(&a),
+            canonical(&f)
+        )),
+        "{e}"
+    );
     assert_eq!(gtc20(&base.join("af")), gtc20(&a));
 
     // A failed run as bbsim sweep writes it: its message quoted, commas and all, and its job
