@@ -13,10 +13,11 @@
 # several STUDY_DIRs hold the same run, the one given last wins, except that a failed run never
 # replaces a finished one; each such choice is reported on standard error. The order is that
 # of the arguments: a shell glob such as study/archive-units/*/ sorts slice10 before slice2,
-# so a slice that re-makes a run must sort after the one it replaces. Sweeps made by builds with fewer columns are fitted to the widest
-# header by column name (their missing columns are left empty). The runs are not copied: OUTPUT_DIR/runs/<sweep>/ holds a symbolic
-# link to each chosen run directory of the slices (summary.json, ranks.csv, ...), so keep the
-# slices. Rows of one sweep are ordered by overhead.
+# so a slice that re-makes a run must sort after the one it replaces. Sweeps made by builds
+# with fewer columns are fitted to the widest header by column name (their missing columns
+# are left empty). The runs are not copied: OUTPUT_DIR/runs/<sweep>/ holds a symbolic link to
+# each chosen run directory of the slices (summary.json, ranks.csv, ...), so keep the slices.
+# Rows of one sweep are ordered by overhead.
 #
 # --skip GLOB leaves out of every STUDY_DIR given after it the sweeps whose name
 # (<system>-<placement>-<mix>[+control]) matches the shell pattern GLOB; --skip adds up, and
@@ -140,8 +141,8 @@ done <"$LIST" | awk -v out="$OUT" "$STUDY_AWK_FIELDS"'
             delete f
             fields(line, f)
             key = name SUBSEP f[ocol]
-            here = file; sub(/\/runs\/[^\/]*\/sweep\.csv$/, "", here)
             if (key in status) {
+                here = file; sub(/\/runs\/[^\/]*\/sweep\.csv$/, "", here)
                 there = src[key]; sub(/\/runs\/[^\/]*\/sweep\.csv$/, "", there)
                 # Say which of two slices holding one run is taken: the order of the
                 # arguments decides, and a shell glob sorts slice10 before slice2.

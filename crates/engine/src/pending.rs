@@ -636,18 +636,14 @@ impl<E: Send> BucketRing<E> {
     fn empty_run_after_cur(&self) -> u64 {
         let start = ((self.cur + 1) as usize) & (RING_BUCKETS - 1);
         let (word, bit) = (start / 64, start % 64);
-        // Bits at or after `start` in its word, then the following words round the ring,
-        // then the bits of the first word before `start`.
-        let first = self.occupied[word] & (u64::MAX << bit);
-        if first != 0 {
-            return u64::from(first.trailing_zeros()) - bit as u64;
-        }
-        for k in 1..=RING_WORDS {
+        // The bits at or after `start` in its word, the following words round the ring, then
+        // the bits of the first word before `start`.
+        for k in 0..=RING_WORDS {
             let w = (word + k) % RING_WORDS;
-            let bits = if k == RING_WORDS {
-                self.occupied[w] & !(u64::MAX << bit)
-            } else {
-                self.occupied[w]
+            let bits = match k {
+                0 => self.occupied[w] & (u64::MAX << bit),
+                RING_WORDS => self.occupied[w] & !(u64::MAX << bit),
+                _ => self.occupied[w],
             };
             if bits != 0 {
                 let slot = w * 64 + bits.trailing_zeros() as usize;

@@ -59,11 +59,15 @@ pub fn serialisation(bytes: u64, bandwidth: u64) -> Time {
     }
     // Below 18.4 MB the product fits in 64 bits, where one hardware division does; the same
     // quotient as the 128-bit path.
-    if let Some(ps) = bytes.checked_mul(PS_PER_SEC as u64) {
-        return ps.div_ceil(bandwidth);
+    match bytes.checked_mul(PS_PER_SEC as u64) {
+        Some(ps) => ps.div_ceil(bandwidth),
+        None => serialisation_wide(bytes, bandwidth),
     }
-    let b = u128::from(bandwidth);
-    let t = (u128::from(bytes) * PS_PER_SEC).div_ceil(b);
+}
+
+/// [`serialisation`] in 128-bit arithmetic, for any size (`bandwidth > 0`).
+fn serialisation_wide(bytes: u64, bandwidth: u64) -> Time {
+    let t = (u128::from(bytes) * PS_PER_SEC).div_ceil(u128::from(bandwidth));
     u64::try_from(t).unwrap_or(Time::MAX)
 }
 
@@ -168,10 +172,7 @@ mod tests {
 
     #[test]
     fn serialisation_is_the_128_bit_quotient_on_both_sides_of_the_fast_path() {
-        let wide = |bytes: u64, bw: u64| {
-            u64::try_from((u128::from(bytes) * PS_PER_SEC).div_ceil(u128::from(bw)))
-                .unwrap_or(Time::MAX)
-        };
+        let wide = serialisation_wide;
         let edge = u64::MAX / PS_PER_SEC as u64;
         let mut rng = bbsim_engine::Rng::seed_from_u64(3);
         for bytes in [
