@@ -292,10 +292,25 @@ impl HopTable {
             return None;
         }
         let mut hops = Vec::with_capacity(size as usize);
-        for offset in 0..s.groups {
+        for a in 0..per_group {
+            for b in 0..per_group {
+                hops.push(u8::try_from(s.local_hops(a, b) + 1).ok()?);
+            }
+        }
+        let mut far = FarSide::new(s);
+        for offset in 1..s.groups {
+            far.links.clear();
+            let mut m = 0;
+            while let Some((slot, far_slot)) = s.slot_pair(offset, m) {
+                far.links.push((slot / s.h, far_slot / s.h));
+                m += 1;
+            }
             for a in 0..per_group {
+                far.reach_from(s, a);
                 for b in 0..per_group {
-                    hops.push(u8::try_from(s.hops(a, offset * per_group + b)).ok()?);
+                    // Two routers besides the local hops: the global link's two ends.
+                    let h = far.hops_to(s, b).checked_add(2)?;
+                    hops.push(u8::try_from(h).ok()?);
                 }
             }
         }
@@ -314,6 +329,66 @@ impl HopTable {
         let i = (offset * self.per_group + a % self.per_group) as usize * self.per_group as usize
             + (b % self.per_group) as usize;
         u32::from(self.hops[i])
+    }
+}
+
+/// Scratch for [`HopTable::new`]: the local hops from one source router, through the cheapest
+/// global link to another group, to each router of that group, found in time proportional to
+/// the links plus the routers rather than their product. Local hops within a group are 0 (the
+/// router itself), 1 (same row or column) or 2, so the cheapest way to `b` from the far ends
+/// is the least of: the far end at `b`, one more than the best far end in `b`'s row or column,
+/// two more than the best far end anywhere.
+struct FarSide {
+    /// `(near router, far router)` of every global link to the group in hand, as local indices.
+    links: Vec<(u32, u32)>,
+    /// Fewest local hops from the source to the near end of a link whose far end is this
+    /// router (`u32::MAX`: no link lands here).
+    at: Vec<u32>,
+    /// The least of `at` over each row and each column of the far group.
+    row: Vec<u32>,
+    col: Vec<u32>,
+    /// The least of `at` over the group.
+    any: u32,
+}
+
+impl FarSide {
+    fn new(s: &DragonflyShape) -> Self {
+        FarSide {
+            links: Vec::new(),
+            at: vec![u32::MAX; s.routers_per_group() as usize],
+            row: vec![u32::MAX; s.rows as usize],
+            col: vec![u32::MAX; s.cols as usize],
+            any: u32::MAX,
+        }
+    }
+
+    /// Fills the minima for source router `a` over [`Self::links`].
+    fn reach_from(&mut self, s: &DragonflyShape, a: u32) {
+        self.at.fill(u32::MAX);
+        for &(near, far) in &self.links {
+            let h = s.local_hops(a, near);
+            let slot = &mut self.at[far as usize];
+            *slot = (*slot).min(h);
+        }
+        self.row.fill(u32::MAX);
+        self.col.fill(u32::MAX);
+        for (r, &h) in self.at.iter().enumerate() {
+            let r = r as u32;
+            let row = &mut self.row[(r / s.cols) as usize];
+            *row = (*row).min(h);
+            let col = &mut self.col[(r % s.cols) as usize];
+            *col = (*col).min(h);
+        }
+        self.any = self.row.iter().copied().min().unwrap_or(u32::MAX);
+    }
+
+    /// Fewest local hops, on both sides of a global link, from the source to far router `b`
+    /// (`u32::MAX` when no link reaches the group).
+    fn hops_to(&self, s: &DragonflyShape, b: u32) -> u32 {
+        let line = self.row[(b / s.cols) as usize].min(self.col[(b % s.cols) as usize]);
+        self.at[b as usize]
+            .min(line.saturating_add(1))
+            .min(self.any.saturating_add(2))
     }
 }
 

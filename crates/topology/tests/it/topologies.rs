@@ -211,12 +211,14 @@ fn dragonfly_hop_table_gives_every_minimal_route_of_the_shape() {
     // The topology looks dragonfly routes up in a table by group offset and local routers;
     // it must give what scanning the global links between the two groups gives, for every
     // pair of routers, on a canonical dragonfly and on Aries shapes with several links per
-    // pair of groups.
+    // pair of groups, some of them landing on one router, and more rows than columns.
     for cfg in [
         dragonfly(4, 2, 2, 9),
         dragonfly(4, 2, 2, 5),
         aries(2, 3, 1, 7),
         aries(2, 4, 2, 5),
+        aries(3, 4, 2, 6),
+        aries(4, 3, 3, 4),
     ] {
         let t = build(&cfg);
         let bbsim_topology::Shape::Dragonfly(shape) = t.shape() else {
