@@ -292,9 +292,10 @@ impl HopTable {
             return None;
         }
         let mut hops = Vec::with_capacity(size as usize);
+        // Offset 0: routes inside a group (group 0's routers stand for any group's).
         for a in 0..per_group {
             for b in 0..per_group {
-                hops.push(u8::try_from(s.local_hops(a, b) + 1).ok()?);
+                hops.push(u8::try_from(s.hops(a, b)).ok()?);
             }
         }
         let mut far = FarSide::new(s);
