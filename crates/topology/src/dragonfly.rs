@@ -233,11 +233,7 @@ impl DragonflyShape {
         if g < 2 {
             return 0;
         }
-        let mut m = 0;
-        while self.slot_pair(offset, m).is_some() {
-            m += 1;
-        }
-        m
+        self.slot_pairs(offset).count() as u32
     }
 
     /// The `(slot, far slot)` pair of copy `m` of the links to the group `offset` ahead, if that
@@ -250,6 +246,13 @@ impl DragonflyShape {
         (s < self.slots() && far < self.slots()).then_some((s, far))
     }
 
+    /// The `(slot, far slot)` pairs of every parallel link to the group `offset` (1..g) ahead,
+    /// copy 0 first: [`Self::slot_pair`] for `m = 0, 1, ..` while the link exists.
+    #[inline]
+    pub fn slot_pairs(&self, offset: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        (0..).map_while(move |m| self.slot_pair(offset, m))
+    }
+
     /// Routers traversed on a minimal route from router `a` to router `b`.
     pub fn hops(&self, a: u32, b: u32) -> u32 {
         let (ga, gb) = (self.group(a), self.group(b));
@@ -258,13 +261,11 @@ impl DragonflyShape {
             return self.local_hops(la, lb) + 1;
         }
         let offset = (gb + self.groups - ga) % self.groups;
-        let mut best = u32::MAX;
-        let mut m = 0;
-        while let Some((s, far)) = self.slot_pair(offset, m) {
-            let h = self.local_hops(la, s / self.h) + 1 + self.local_hops(far / self.h, lb);
-            best = best.min(h);
-            m += 1;
-        }
+        let best = self
+            .slot_pairs(offset)
+            .map(|(s, far)| self.local_hops(la, s / self.h) + 1 + self.local_hops(far / self.h, lb))
+            .min()
+            .unwrap_or(u32::MAX);
         best + 1
     }
 }
@@ -301,11 +302,10 @@ impl HopTable {
         let mut far = FarSide::new(s);
         for offset in 1..s.groups {
             far.links.clear();
-            let mut m = 0;
-            while let Some((slot, far_slot)) = s.slot_pair(offset, m) {
-                far.links.push((slot / s.h, far_slot / s.h));
-                m += 1;
-            }
+            far.links.extend(
+                s.slot_pairs(offset)
+                    .map(|(slot, far_slot)| (slot / s.h, far_slot / s.h)),
+            );
             for a in 0..per_group {
                 far.reach_from(s, a);
                 for b in 0..per_group {

@@ -106,20 +106,17 @@ pub(crate) fn choose_slot_cached(
                 + 1
                 + dst_local.map_or(0, |d| s.local_hops(far / s.h, d))
         };
-        let mut best = u32::MAX;
-        let mut m = 0;
-        while let Some((slot, far)) = s.slot_pair(offset, m) {
-            best = best.min(cost(slot, far));
-            m += 1;
-        }
+        let best = s
+            .slot_pairs(offset)
+            .map(|(slot, far)| cost(slot, far))
+            .min()
+            .unwrap_or(u32::MAX);
         let start = slots.len();
-        let mut m = 0;
-        while let Some((slot, far)) = s.slot_pair(offset, m) {
-            if cost(slot, far) == best {
-                slots.push(slot);
-            }
-            m += 1;
-        }
+        slots.extend(
+            s.slot_pairs(offset)
+                .filter(|&(slot, far)| cost(slot, far) == best)
+                .map(|(slot, _)| slot),
+        );
         let count = slots.len() - start;
         let packed = if count == 1 {
             pack_memo(1, best, slots[start] as usize).inspect(|_| slots.truncate(start))
@@ -172,31 +169,22 @@ pub(crate) fn choose_slot(
             + dst_local.map_or(0, |d| s.local_hops(far / s.h, d))
     };
     let (mut best, mut ties, mut first) = (u32::MAX, 0u64, u32::MAX);
-    let mut m = 0;
-    while let Some((slot, far)) = s.slot_pair(offset, m) {
+    for (slot, far) in s.slot_pairs(offset) {
         let c = cost(slot, far);
         if c < best {
             (best, ties, first) = (c, 1, slot);
         } else if c == best {
             ties += 1;
         }
-        m += 1;
     }
     if ties <= 1 {
         return (first, best);
     }
-    let mut pick = rng.below(ties);
-    let mut m = 0;
-    while let Some((slot, far)) = s.slot_pair(offset, m) {
-        if cost(slot, far) == best {
-            if pick == 0 {
-                return (slot, best);
-            }
-            pick -= 1;
-        }
-        m += 1;
-    }
-    (first, best)
+    let pick = rng.below(ties) as usize;
+    s.slot_pairs(offset)
+        .filter(|&(slot, far)| cost(slot, far) == best)
+        .nth(pick)
+        .map_or((first, best), |(slot, _)| (slot, best))
 }
 
 /// The first port from in-group router `local` toward the owner of global `slot`.
