@@ -961,6 +961,30 @@ impl BbServer {
         }
     }
 
+    /// Hands host request `req`'s assembled device requests to their SSDs as `op`, each
+    /// tagged with the bookkeeping `op_of` makes for it, and forgets the groups.
+    fn submit_groups<E: From<StorageEvent>>(
+        &mut self,
+        mut groups: Groups,
+        op: IoOp,
+        req: &IoRequest,
+        ctx: &mut Ctx<'_, E>,
+        mut op_of: impl FnMut(&mut Group) -> SsdOp,
+    ) {
+        self.clear_groups(&groups);
+        for g in &mut groups {
+            let tag = self.ssd_ops.insert(op_of(g));
+            let batch = SsdBatch {
+                tag,
+                op,
+                stream: req.stream,
+                pieces: &g.pieces,
+                serial: req.ops > 1,
+            };
+            self.ssds[g.ssd].submit_batch(batch, ctx);
+        }
+    }
+
     fn new_units(&self, req: &IoRequest) -> u64 {
         self.pieces(req.offset, req.len)
             .filter(|(i, _, _)| !self.units.contains_key(&(req.alloc, req.file, *i)))
@@ -1112,22 +1136,11 @@ impl BbServer {
                 group.staged += len;
             }
         }
-        self.clear_groups(&groups);
-        for g in groups {
-            let tag = self.ssd_ops.insert(SsdOp::Write {
-                active: id,
-                keys: g.keys,
-                staged: g.staged,
-            });
-            let batch = SsdBatch {
-                tag,
-                op: IoOp::Write,
-                stream: req.stream,
-                pieces: &g.pieces,
-                serial: req.ops > 1,
-            };
-            self.ssds[g.ssd].submit_batch(batch, ctx);
-        }
+        self.submit_groups(groups, IoOp::Write, &req, ctx, |g| SsdOp::Write {
+            active: id,
+            keys: std::mem::take(&mut g.keys),
+            staged: g.staged,
+        });
         if let Some(a) = self.actives.get_mut(&id) {
             a.pieces_left = count;
         }
@@ -1162,19 +1175,10 @@ impl BbServer {
             let g = self.group_for(&mut groups, ssd);
             groups[g].pieces.push(SsdPiece { offset, len });
         }
-        self.clear_groups(&groups);
-        for g in groups {
-            let pieces = u32::try_from(g.pieces.len()).unwrap_or(u32::MAX);
-            let tag = self.ssd_ops.insert(SsdOp::Read { active: id, pieces });
-            let batch = SsdBatch {
-                tag,
-                op: IoOp::Read,
-                stream: req.stream,
-                pieces: &g.pieces,
-                serial: req.ops > 1,
-            };
-            self.ssds[g.ssd].submit_batch(batch, ctx);
-        }
+        self.submit_groups(groups, IoOp::Read, &req, ctx, |g| SsdOp::Read {
+            active: id,
+            pieces: u32::try_from(g.pieces.len()).unwrap_or(u32::MAX),
+        });
         if let Some(a) = self.actives.get_mut(&id) {
             a.pieces_left = count;
             if missing {

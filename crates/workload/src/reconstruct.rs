@@ -309,6 +309,14 @@ fn hist(c: &[i64], at: usize) -> [u64; 10] {
     h
 }
 
+/// The four most common access sizes and their counts, from the counters at `access` and
+/// `count` onwards.
+fn common_accesses(c: &[i64], access: usize, count: usize) -> Vec<(u64, u64)> {
+    (0..4)
+        .map(|k| (nn(c[access + k]), nn(c[count + k])))
+        .collect()
+}
+
 fn records(log: &DarshanLog, layer: Layer, with_stdio: bool) -> Vec<RecordIo> {
     let mut out = Vec::new();
     match layer {
@@ -337,14 +345,7 @@ fn records(log: &DarshanLog, layer: Layer, with_stdio: bool) -> Vec<RecordIo> {
                         end: f[posix::F_READ_END],
                         time: f[posix::F_READ_TIME],
                     },
-                    common: (0..4)
-                        .map(|k| {
-                            (
-                                nn(c[posix::ACCESS1_ACCESS + k]),
-                                nn(c[posix::ACCESS1_COUNT + k]),
-                            )
-                        })
-                        .collect(),
+                    common: common_accesses(c, posix::ACCESS1_ACCESS, posix::ACCESS1_COUNT),
                     open: f[posix::F_OPEN_START],
                     close: f[posix::F_CLOSE_END],
                 });
@@ -375,14 +376,7 @@ fn records(log: &DarshanLog, layer: Layer, with_stdio: bool) -> Vec<RecordIo> {
                         end: f[5],
                         time: f[8],
                     },
-                    common: (0..4)
-                        .map(|k| {
-                            (
-                                nn(c[mpiio::ACCESS1_ACCESS + k]),
-                                nn(c[mpiio::ACCESS1_COUNT + k]),
-                            )
-                        })
-                        .collect(),
+                    common: common_accesses(c, mpiio::ACCESS1_ACCESS, mpiio::ACCESS1_COUNT),
                     open: f[0],
                     close: f[7],
                 });
