@@ -218,8 +218,9 @@ impl Topology {
         }
     }
 
-    /// Graph diameter in router-to-router links between routers hosting terminals (breadth-first
-    /// search on the petgraph view; cost grows with routers x links).
+    /// Graph diameter in router-to-router links between routers hosting terminals, computed
+    /// once ([`metrics::diameter`]: a breadth-first search from 64 sources at a time; its cost
+    /// grows with host routers / 64 x links x levels).
     pub fn diameter(&self) -> u32 {
         *self
             .diameter
