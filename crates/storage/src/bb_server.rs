@@ -952,15 +952,6 @@ impl BbServer {
         g
     }
 
-    /// Forgets the groups of the request just assembled.
-    fn clear_groups(&mut self, groups: &[Group]) {
-        for g in groups {
-            if let Some(slot) = self.group_of.get_mut(g.ssd) {
-                *slot = NO_GROUP;
-            }
-        }
-    }
-
     /// Hands host request `req`'s assembled device requests to their SSDs as `op`, each
     /// tagged with the bookkeeping `op_of` makes for it, and forgets the groups.
     fn submit_groups<E: From<StorageEvent>>(
@@ -971,8 +962,10 @@ impl BbServer {
         ctx: &mut Ctx<'_, E>,
         mut op_of: impl FnMut(&mut Group) -> SsdOp,
     ) {
-        self.clear_groups(&groups);
         for g in &mut groups {
+            if let Some(slot) = self.group_of.get_mut(g.ssd) {
+                *slot = NO_GROUP;
+            }
             let tag = self.ssd_ops.insert(op_of(g));
             let batch = SsdBatch {
                 tag,
