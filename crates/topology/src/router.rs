@@ -100,8 +100,10 @@ struct Request {
 
 /// An input virtual channel: its buffered packets, and what arbitration needs of its head while
 /// the head waits for its output port (valid while the input's bit is set in that port's
-/// request mask), side by side so that a grant finds both on the same cache line.
+/// request mask), side by side and aligned to a cache line so that a grant finds both on one
+/// line (unaligned, half of the 48-byte records straddle two).
 #[derive(Clone, Debug)]
+#[repr(align(64))]
 struct InputVc<P> {
     queue: VecDeque<Buffered<P>>,
     request: Request,
@@ -272,11 +274,18 @@ pub struct RouterStats {
     pub occupancy_area: u128,
     /// Largest number of bytes held in all input buffers at once.
     pub max_occupancy: u64,
-    /// Largest number of bytes held in each input port's buffers (all VCs) at once.
-    pub port_max_occupancy: Vec<u64>,
     occupancy: u64,
-    port_occupancy: Vec<u64>,
+    /// Per input port: bytes held in its buffers (all VCs) now and at most. One record per
+    /// port, so an arrival or departure touches one cache line of it, not two.
+    ports: Vec<PortOccupancy>,
     last_change: Time,
+}
+
+/// Bytes held in one input port's buffers (all VCs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct PortOccupancy {
+    now: u64,
+    max: u64,
 }
 
 impl RouterStats {
@@ -285,8 +294,7 @@ impl RouterStats {
         RouterStats {
             links: vec![LinkStats::default(); ports],
             head_waits: vec![HeadWaits::default(); ports],
-            port_max_occupancy: vec![0; ports],
-            port_occupancy: vec![0; ports],
+            ports: vec![PortOccupancy::default(); ports],
             ..RouterStats::default()
         }
     }
@@ -295,16 +303,22 @@ impl RouterStats {
         let bytes = u64::from(bytes);
         self.occupancy_area += u128::from(self.occupancy) * u128::from(now - self.last_change);
         self.last_change = now;
+        let p = &mut self.ports[port];
         if add {
             self.occupancy += bytes;
-            self.port_occupancy[port] += bytes;
+            p.now += bytes;
             self.max_occupancy = self.max_occupancy.max(self.occupancy);
-            let p = &mut self.port_max_occupancy[port];
-            *p = (*p).max(self.port_occupancy[port]);
+            p.max = p.max.max(p.now);
         } else {
             self.occupancy -= bytes;
-            self.port_occupancy[port] -= bytes;
+            p.now -= bytes;
         }
+    }
+
+    /// Largest number of bytes held in each input port's buffers (all VCs) at once, in port
+    /// order.
+    pub fn port_max_occupancy(&self) -> impl Iterator<Item = u64> + '_ {
+        self.ports.iter().map(|p| p.max)
     }
 
     /// Bytes held in the input buffers right now.
@@ -325,27 +339,34 @@ impl RouterStats {
 
 /// A router logical-process component. Embed it in the simulation's LP enum and forward
 /// [`NetEvent`]s to [`Router::handle`].
+///
+/// Laid out in declaration order from a cache-line boundary: the first two lines hold what
+/// every packet arrival and credit reads, the next two the statistics every arrival and
+/// departure updates. Routers are touched at random, so each line of a router's own struct
+/// that an event reads is usually a cache miss.
+#[repr(C, align(64))]
 pub struct Router<P> {
     id: u32,
-    class: u16,
-    cluster: u32,
-    topo: Arc<Topology>,
-    algo: Algo,
-    params: Arc<RouterParams>,
     vcs: u32,
-    lanes: bool,
+    topo: Arc<Topology>,
+    params: Arc<RouterParams>,
     ports: Box<[Port]>,
     inputs: Vec<InputVc<P>>,
-    /// Per output port, a bit mask over input-VC indices (`mask_words` 64-bit words each): the
-    /// inputs whose head packet waits for that port. Round-robin arbitration scans it from the
-    /// port's pointer, so a grant costs a few word scans however many inputs wait.
-    request_mask: Vec<u64>,
-    /// Words per port in `request_mask`.
-    mask_words: usize,
     /// Free downstream buffer (bytes) per output port and VC: at most `buffer_bytes` (< 2^32).
     credits: Vec<u32>,
     /// Bytes per output port queued here or buffered downstream (all VCs): can pass 2^32.
     load: Vec<u64>,
+    /// Words per port in `request_mask`.
+    mask_words: usize,
+    algo: Algo,
+    lanes: bool,
+    class: u16,
+    cluster: u32,
+    stats: RouterStats,
+    /// Per output port, a bit mask over input-VC indices (`mask_words` 64-bit words each): the
+    /// inputs whose head packet waits for that port. Round-robin arbitration scans it from the
+    /// port's pointer, so a grant costs a few word scans however many inputs wait.
+    request_mask: Vec<u64>,
     /// Dragonfly global-slot candidates per destination (routing memo).
     slots: routing::dragonfly::SlotCache,
     /// The routing-block variant ([`crate::NetworkConfig::routing_block`]): the decision of each
@@ -360,7 +381,6 @@ pub struct Router<P> {
     /// Per output port, the messages of several packets partly sent to its terminal (see
     /// [`Router::eject`]; empty for ports to routers).
     assembly: Vec<PortAssembly<P>>,
-    stats: RouterStats,
 }
 
 impl<P> Router<P> {

@@ -74,7 +74,7 @@ impl NetworkStats {
             packets_routed += s.packets;
             occ_sum += s.mean_occupancy(until);
             max_occ = max_occ.max(s.max_occupancy);
-            max_port = max_port.max(s.port_max_occupancy.iter().copied().max().unwrap_or(0));
+            max_port = max_port.max(s.port_max_occupancy().max().unwrap_or(0));
             count += 1;
             let ports = topo.ports(id).iter().zip(&s.links).zip(&s.head_waits);
             for ((port, link), w) in ports {
