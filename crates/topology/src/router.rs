@@ -383,6 +383,15 @@ pub struct Router<P> {
     assembly: Vec<PortAssembly<P>>,
 }
 
+// The layout the doc comments of `Router` and `InputVc` describe: adding or moving a field
+// past these bounds fails the build instead of silently costing a cache line per event.
+const _: () = {
+    assert!(std::mem::offset_of!(Router<()>, credits) == 64);
+    assert!(std::mem::offset_of!(Router<()>, stats) == 128);
+    assert!(std::mem::size_of::<RouterStats>() == 128);
+    assert!(std::mem::size_of::<InputVc<()>>() == 64);
+};
+
 impl<P> Router<P> {
     /// Router `id` of `topo`, with neighbours' LP ids from `layout`.
     pub(crate) fn new(
