@@ -1,5 +1,6 @@
 //! `bbsim`: the command-line front end of the burst-buffer simulator.
 
+mod edits;
 mod example_cmd;
 mod heap;
 mod net_cmd;

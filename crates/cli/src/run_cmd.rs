@@ -1,5 +1,6 @@
 //! `bbsim run`: run a scenario and write its outputs.
 
+use crate::edits::ScenarioEdits;
 use bbsim_engine::{Progress, Threads, Time};
 use bbsim_sim::output::{table, write, OutputSet, INTERRUPTED, RUN_FILES};
 use bbsim_sim::run::{load_scenario_edited, Finished, Loaded, RunError};
@@ -27,14 +28,9 @@ pub struct RunArgs {
     /// Output directory (default: `<scenario name>-out` next to the scenario file).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Override any scenario value, e.g. `--set burst_buffer.placement=global`
-    /// or `--set jobs.0.ranks=96` (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    /// Remove a key from the scenario so that its default applies, e.g.
-    /// `--unset burst_buffer.stripe_count` (repeatable; applied before `--set`).
-    #[arg(long = "unset", value_name = "KEY")]
-    pub unset: Vec<String>,
+    /// `--unset` and `--set`.
+    #[command(flatten)]
+    pub edits: ScenarioEdits,
     /// No progress bar and no table.
     #[arg(long, short)]
     pub quiet: bool,
@@ -262,7 +258,8 @@ pub fn warn_unused(l: &Loaded, context: Option<&str>) {
 pub fn run(a: &RunArgs) -> Result<(), String> {
     install_interrupt_handler();
     let (path, builtin) = scenario_path(&a.scenario)?;
-    let loaded = load_scenario_edited(&path, &a.unset, &a.set).map_err(|d| d.to_string())?;
+    let loaded =
+        load_scenario_edited(&path, &a.edits.unset, &a.edits.set).map_err(|d| d.to_string())?;
     warn_unused(&loaded, None);
     let threads = a.threads.unwrap_or(loaded.scenario.simulation.threads);
     let out = a

@@ -2,6 +2,7 @@
 //! search over the product of the given dimensions that runs far fewer designs than the
 //! product (`bbsim_sim::sizing::search`), or all of them with `--exhaustive`.
 
+use crate::edits::ScenarioEdits;
 use crate::heap::release_freed_memory;
 use crate::run_cmd::{
     default_out, install_interrupt_handler, run_loaded, scenario_path, threads_per_run,
@@ -9,7 +10,7 @@ use crate::run_cmd::{
 use bbsim_engine::Threads;
 use bbsim_sim::output::sweep::SweepPlan;
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
-use bbsim_sim::run::load_scenario;
+use bbsim_sim::run::load_scenario_edited;
 use bbsim_sim::sizing::metrics::{fmt_value, Target, TARGET_SYNTAX};
 use bbsim_sim::sizing::report::{sizing_csv, sizing_svg};
 use bbsim_sim::sizing::search::{exhaustive, search, Space};
@@ -37,9 +38,9 @@ pub struct SizeArgs {
     /// (repeatable).
     #[arg(long = "unordered", value_name = "KEY")]
     pub unordered: Vec<String>,
-    /// Fixed overrides applied to every design, as with `bbsim run --set`.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
+    /// `--unset` and `--set`, applied to every design before its `--dim` values.
+    #[command(flatten)]
+    pub edits: ScenarioEdits,
     /// Designs run at the same time (the search runs this many candidates per round).
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
@@ -109,7 +110,7 @@ pub fn run(a: &SizeArgs) -> Result<(), String> {
         ordered: dims.iter().map(|d| d.ordered).collect(),
     };
     // Load (and so validate) every design and price it before running any.
-    let first = load_scenario(&path, &plan.overrides(0, &a.set))
+    let first = load_scenario_edited(&path, &a.edits.unset, &plan.overrides(0, &a.edits.set))
         .map_err(|d| format!("{d}\n(in the design {})", plan.overrides(0, &[]).join(" ")))?;
     let jobs = first.job_names();
     let targets: Vec<Target> = a
@@ -233,11 +234,12 @@ fn price_all(a: &SizeArgs, path: &Path, plan: &SweepPlan) -> Result<Vec<f64>, St
                 if i >= n {
                     return;
                 }
-                let c = load_scenario(path, &plan.overrides(i, &a.set))
-                    .map(|l| l.cost().total)
-                    .map_err(|d| {
-                        format!("{d}\n(in the design {})", plan.overrides(i, &[]).join(" "))
-                    });
+                let c =
+                    load_scenario_edited(path, &a.edits.unset, &plan.overrides(i, &a.edits.set))
+                        .map(|l| l.cost().total)
+                        .map_err(|d| {
+                            format!("{d}\n(in the design {})", plan.overrides(i, &[]).join(" "))
+                        });
                 if let Ok(mut g) = costs.lock() {
                     g[i] = c;
                 }
@@ -275,15 +277,16 @@ fn run_batch(
                 }
                 let i = batch[k];
                 let dir = plan.dir_name(i);
-                let result = load_scenario(path, &plan.overrides(i, &a.set))
-                    .map_err(|d| d.to_string())
-                    .and_then(|l| {
-                        let threads = threads_per_run(
-                            a.threads.unwrap_or(l.scenario.simulation.threads),
-                            a.jobs,
-                        );
-                        run_loaded(&l, threads, &out.join(&dir), false).map(|f| f.2.results)
-                    });
+                let result =
+                    load_scenario_edited(path, &a.edits.unset, &plan.overrides(i, &a.edits.set))
+                        .map_err(|d| d.to_string())
+                        .and_then(|l| {
+                            let threads = threads_per_run(
+                                a.threads.unwrap_or(l.scenario.simulation.threads),
+                                a.jobs,
+                            );
+                            run_loaded(&l, threads, &out.join(&dir), false).map(|f| f.2.results)
+                        });
                 let verdict = judge(targets, jobs, result.as_ref().map_err(String::as_str));
                 drop(result);
                 release_freed_memory();

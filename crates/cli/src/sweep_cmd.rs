@@ -1,6 +1,7 @@
 //! `bbsim sweep`: run the cartesian product of varied values, one directory per run, and
 //! collect the headline metrics in `sweep.csv`.
 
+use crate::edits::ScenarioEdits;
 use crate::heap::release_freed_memory;
 use crate::run_cmd::{
     default_out, install_interrupt_handler, run_loaded, scenario_path, threads_per_run, warn_unused,
@@ -29,13 +30,9 @@ pub struct SweepArgs {
     /// `--vary network.dims=[4,4],[8,2]`.
     #[arg(long = "vary", value_name = "KEY=V1,V2,...")]
     pub vary: Vec<String>,
-    /// Fixed overrides applied to every run, as with `bbsim run --set`.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    /// Remove a key from the scenario so that its default applies, in every
-    /// run, as with `bbsim run --unset` (applied before `--set` and `--vary`).
-    #[arg(long = "unset", value_name = "KEY")]
-    pub unset: Vec<String>,
+    /// `--unset` and `--set`, applied to every run before `--vary`.
+    #[command(flatten)]
+    pub edits: ScenarioEdits,
     /// Runs executed at the same time.
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
@@ -192,7 +189,8 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     }
     let (path, builtin) = scenario_path(&a.scenario)?;
     // Validate the base scenario first, so a typo fails before any run starts.
-    let base = load_scenario_edited(&path, &a.unset, &a.set).map_err(|d| d.to_string())?;
+    let base =
+        load_scenario_edited(&path, &a.edits.unset, &a.edits.set).map_err(|d| d.to_string())?;
     let out = a.out.clone().unwrap_or_else(|| {
         let d = default_out(&path, builtin, &base.scenario.name);
         d.with_file_name(format!(
@@ -215,7 +213,15 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     // The designs lowered for validation are gone; their pages go back before the runs.
     release_freed_memory();
     if let Some(dir) = &a.plan {
-        let file = sweep_plan::write_plan(dir, &path, builtin, &a.unset, &a.set, &plan, a.threads)?;
+        let file = sweep_plan::write_plan(
+            dir,
+            &path,
+            builtin,
+            &a.edits.unset,
+            &a.edits.set,
+            &plan,
+            a.threads,
+        )?;
         if !a.quiet {
             println!(
                 "planned {} points; wrote {}\nrun them with `bbsim sweep --point N {}` or \
@@ -343,11 +349,11 @@ impl Checked {
 /// Loads point `i` of `plan` over the scenario at `path`, its varied values named
 /// `--vary key=value` in messages.
 fn load_point(a: &SweepArgs, plan: &SweepPlan, path: &Path, i: usize) -> Result<Loaded, String> {
-    let mut sets = plan.overrides(i, &a.set);
-    for v in &mut sets[a.set.len()..] {
+    let mut sets = plan.overrides(i, &a.edits.set);
+    for v in &mut sets[a.edits.set.len()..] {
         v.insert_str(0, bbsim_sim::diag::VARY_ORIGIN);
     }
-    load_scenario_edited(path, &a.unset, &sets)
+    load_scenario_edited(path, &a.edits.unset, &sets)
         .map_err(|d| format!("{d}\n(in the sweep combination {})", sets.join(" ")))
 }
 
@@ -460,7 +466,7 @@ fn planned(a: &SweepArgs) -> Result<(), String> {
         .scenario
         .clone()
         .ok_or("give the plan directory written by `bbsim sweep SCENARIO --vary ... --plan DIR`")?;
-    if !a.vary.is_empty() || !a.set.is_empty() || !a.unset.is_empty() {
+    if !a.vary.is_empty() || !a.edits.is_empty() {
         return Err(
             "--vary, --set and --unset belong to the plan: give them when writing it with --plan"
                 .into(),

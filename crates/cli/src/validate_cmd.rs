@@ -1,5 +1,6 @@
 //! `bbsim validate`: check a scenario without running it and describe the machine.
 
+use crate::edits::ScenarioEdits;
 use crate::run_cmd::scenario_path;
 use bbsim_sim::output::describe::{granularity, job_lines, thread_outlook};
 use bbsim_sim::run::load_scenario_edited;
@@ -10,13 +11,9 @@ use std::path::PathBuf;
 pub struct ValidateArgs {
     /// Scenario file (default: the built-in quickstart).
     pub scenario: Option<PathBuf>,
-    /// Override scenario values, as with `bbsim run`.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    /// Remove a key from the scenario so that its default applies, as with
-    /// `bbsim run`.
-    #[arg(long = "unset", value_name = "KEY")]
-    pub unset: Vec<String>,
+    /// `--unset` and `--set`, as with `bbsim run`.
+    #[command(flatten)]
+    pub edits: ScenarioEdits,
     /// The thread count to judge (default: `simulation.threads`), as with `bbsim run`.
     #[arg(long, value_name = "auto|N")]
     pub threads: Option<bbsim_engine::Threads>,
@@ -28,7 +25,7 @@ pub struct ValidateArgs {
 /// `bbsim validate`.
 pub fn run(a: &ValidateArgs) -> Result<(), String> {
     let (path, _) = scenario_path(&a.scenario)?;
-    let l = load_scenario_edited(&path, &a.unset, &a.set).map_err(|d| d.to_string())?;
+    let l = load_scenario_edited(&path, &a.edits.unset, &a.edits.set).map_err(|d| d.to_string())?;
     let m = l.machine_summary();
     if a.json {
         // The JSON is the machine summary alone; unused keys go to stderr.

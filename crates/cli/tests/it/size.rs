@@ -1,5 +1,6 @@
 //! `bbsim size`: the search finds the design `--exhaustive` finds while running fewer, bad
-//! targets fail before any run, and a target no design meets says how close the best came.
+//! targets fail before any run, a target no design meets says how close the best came, and
+//! `--unset` gives every design the key's default.
 
 use crate::common::*;
 use std::path::PathBuf;
@@ -169,4 +170,45 @@ fn an_unmet_target_says_how_close_the_best_came() {
         "{best}"
     );
     assert!(dir.join("sizing.csv").exists());
+}
+
+#[test]
+fn unset_gives_every_design_the_default() {
+    let dir = scratch("size-unset");
+    let csv_of = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let args = size_args(
+            out.to_str().expect("utf-8"),
+            &["io_time_max_s<=0.01s"],
+            extra,
+        );
+        stdout_of(&args);
+        std::fs::read_to_string(out.join("sizing.csv")).expect("sizing.csv")
+    };
+    // The quickstart's SSDs take 20 us per operation; the default is none.
+    let scenario = csv_of("scenario", &[]);
+    let unset = csv_of("unset", &["--unset", "burst_buffer.ssd.op_overhead"]);
+    let zero = csv_of("zero", &["--set", "burst_buffer.ssd.op_overhead=0us"]);
+    assert_eq!(unset, zero);
+    assert_ne!(
+        unset, scenario,
+        "the unset key must change the designs' times"
+    );
+    // An unknown key fails before any design runs, naming the key.
+    let out = dir.join("bad");
+    let args = size_args(
+        out.to_str().expect("utf-8"),
+        &["io_time_max_s<=0.01s"],
+        &["--unset", "burst_buffer.ssd.op_overheads"],
+    );
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let e = run_err(&a);
+    assert!(
+        e.contains("--unset burst_buffer.ssd.op_overheads") && e.contains("unknown key"),
+        "{e}"
+    );
+    assert!(
+        !out.exists(),
+        "nothing may run before the edits are checked"
+    );
 }
