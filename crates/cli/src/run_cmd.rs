@@ -1,7 +1,7 @@
 //! `bbsim run`: run a scenario and write its outputs.
 
 use crate::edits::ScenarioEdits;
-use bbsim_engine::{Progress, Threads, Time};
+use bbsim_engine::{CriticalPath, Dependencies, PendingKind, Progress, Threads, Time};
 use bbsim_sim::output::{table, write, OutputSet, INTERRUPTED, RUN_FILES};
 use bbsim_sim::run::{load_scenario_edited, Finished, Loaded, RunError};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -34,6 +34,11 @@ pub struct RunArgs {
     /// No progress bar and no table.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Also measure the run's critical path (the longest chain of events that depend on each
+    /// other) and print the speed-up it allows any executor on 2, 4 and 8 threads (printed
+    /// also with `--quiet`). Runs on one thread, slower than usual; results are identical.
+    #[arg(long, conflicts_with = "threads")]
+    pub critical_path: bool,
 }
 
 /// The live run, for the Ctrl-C handler.
@@ -194,6 +199,17 @@ pub fn run_loaded(
     out: &Path,
     bar: bool,
 ) -> Result<(Vec<PathBuf>, String, Finished), String> {
+    run_measured(l, threads, None, out, bar)
+}
+
+/// [`run_loaded`], on the critical-path executor `measure` instead (one thread) where given.
+fn run_measured(
+    l: &Loaded,
+    threads: Threads,
+    measure: Option<&CriticalPath>,
+    out: &Path,
+    bar: bool,
+) -> Result<(Vec<PathBuf>, String, Finished), String> {
     RUNNING.store(true, Ordering::SeqCst);
     let mut set = OutputSet::replacing(out, RUN_FILES)
         .map_err(|e| format!("output directory {}: {e}", out.display()))?;
@@ -201,15 +217,18 @@ pub fn run_loaded(
     let progress_bar = bar.then(progress_bar);
     let mut watcher = None;
     let stop = Arc::new(AtomicBool::new(false));
-    let finished = l
-        .run(threads, |p| {
-            set_live(Some(Arc::clone(&p)));
-            if let Some(pb) = progress_bar.clone() {
-                let stop = Arc::clone(&stop);
-                watcher = Some(std::thread::spawn(move || watch(pb, p, est, stop)));
-            }
-        })
-        .map_err(|e| e.to_string());
+    let started = |p: Arc<Progress>| {
+        set_live(Some(Arc::clone(&p)));
+        if let Some(pb) = progress_bar.clone() {
+            let stop = Arc::clone(&stop);
+            watcher = Some(std::thread::spawn(move || watch(pb, p, est, stop)));
+        }
+    };
+    let finished = match measure {
+        None => l.run(threads, started),
+        Some(cp) => l.run_on(cp, started),
+    }
+    .map_err(|e| e.to_string());
     stop.store(true, Ordering::Relaxed);
     if let Some(w) = watcher {
         let _ = w.join();
@@ -268,15 +287,48 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         .unwrap_or_else(|| default_out(&path, builtin, &loaded.scenario.name));
     crate::out_dir::check(&out)?;
     let bar = !a.quiet && std::io::stderr().is_terminal();
-    let (_, text, _) = run_loaded(&loaded, threads, &out, bar).map_err(|e| {
-        if INTERRUPTED.load(Ordering::SeqCst) {
-            RunError::Cancelled.to_string()
-        } else {
-            e
-        }
-    })?;
+    let measure = a
+        .critical_path
+        .then(|| CriticalPath::new(PendingKind::Ring));
+    let threads = if measure.is_some() {
+        Threads::Count(1)
+    } else {
+        threads
+    };
+    let (_, text, _) =
+        run_measured(&loaded, threads, measure.as_ref(), &out, bar).map_err(|e| {
+            if INTERRUPTED.load(Ordering::SeqCst) {
+                RunError::Cancelled.to_string()
+            } else {
+                e
+            }
+        })?;
     if !a.quiet {
         print!("{text}");
     }
+    if let Some(d) = measure.as_ref().and_then(CriticalPath::measured) {
+        print!("{}", dependencies_text(&d));
+    }
     Ok(())
+}
+
+/// The lines `--critical-path` prints: the run's critical path and the speed-up bounds it
+/// and the run's clusters set for 2, 4 and 8 threads.
+pub fn dependencies_text(d: &Dependencies) -> String {
+    let bounds = |f: &dyn Fn(usize) -> f64| [2, 4, 8].map(|t| format!("{:.2}", f(t))).join(" / ");
+    let busiest = d.cluster_events.iter().copied().max().unwrap_or(0);
+    format!(
+        "critical path: {} of {} events (parallelism {:.2}); busiest of {} clusters {:.1} % of \
+         the events, busiest LP {:.2} %\n\
+         speed-up bound over one thread on 2 / 4 / 8 threads: {} x with these clusters, {} x \
+         with one LP per cluster (every event one step)\n",
+        d.critical_path,
+        d.events,
+        d.parallelism(),
+        d.cluster_events.len(),
+        100.0 * busiest as f64 / d.events.max(1) as f64,
+        100.0 * d.busiest_lp_events as f64 / d.events.max(1) as f64,
+        bounds(&|t| d.bound(t)),
+        bounds(&|t| d.bound_per_lp(t)),
+    )
 }

@@ -33,7 +33,8 @@ pub mod time;
 pub use error::EngineError;
 pub use event::{Event, EventKey, LpId, ENVIRONMENT};
 pub use exec::{
-    Adaptive, Asynchronous, Parallel, Sequential, SequentialOrder, SwitchPolicy, ThreadsExecutor,
+    Adaptive, Asynchronous, CriticalPath, Dependencies, Parallel, Sequential, SequentialOrder,
+    SwitchPolicy, ThreadsExecutor,
 };
 pub use hint::prefetch;
 pub use lookahead::LookaheadTable;

@@ -146,6 +146,50 @@ fn without_run(mut v: serde_json::Value) -> serde_json::Value {
     v
 }
 
+/// `--critical-path` runs the same events on one thread and prints the run's critical path and
+/// the speed-up bounds it sets; the results are the one-thread run's.
+#[test]
+fn critical_path_measures_without_changing_the_results() {
+    for scn in ["tiny-dragonfly.toml", "tiny-phases.toml"] {
+        let one = scratch(&format!("cp-one-{scn}"));
+        let s1 = run_scenario(&data(scn), &one, &["--threads", "1"]);
+        let measured = scratch(&format!("cp-{scn}"));
+        let m = measured.to_str().expect("utf-8");
+        let out = run_ok(&[
+            "run",
+            data(scn).to_str().expect("utf-8"),
+            "-q",
+            "--out",
+            m,
+            "--critical-path",
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let s2 = read_json(&measured.join("summary.json"));
+        assert_eq!(without_run(s1.clone()), without_run(s2.clone()), "{scn}");
+        assert_eq!(s1["results_digest"], s2["results_digest"]);
+        assert_eq!(s2["run"]["threads"].as_u64(), Some(1));
+        let events = s2["run"]["events"].as_u64().expect("events");
+        // "critical path: C of E events (parallelism P); ..."
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("critical path: "))
+            .unwrap_or_else(|| panic!("{scn}: no critical path line in {text}"));
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let path: u64 = words[2].parse().expect("critical path");
+        assert_eq!(words[4].parse::<u64>().expect("events"), events, "{line}");
+        assert!(path > 1 && path < events, "{line}");
+        assert!(
+            text.contains("speed-up bound over one thread on 2 / 4 / 8 threads: "),
+            "{text}"
+        );
+    }
+    let e = run_err(&["run", "--critical-path", "--threads", "2", "-q"]);
+    assert!(
+        e.contains("--threads") && e.contains("cannot be used with"),
+        "{e}"
+    );
+}
+
 #[test]
 fn outputs_are_byte_identical_for_1_2_3_and_4_threads() {
     // Small messages bypass the packet model: host-to-host sends under their own lookahead.

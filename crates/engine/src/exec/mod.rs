@@ -1,12 +1,13 @@
 //! Executors: the sequential reference executor, the conservative parallel executor (a barrier
 //! per lookahead window), the asynchronous conservative executor (published clocks, no
-//! per-window barrier), and the adaptive executor that switches between them while a run goes
-//! on.
+//! per-window barrier), the adaptive executor that switches between them while a run goes on,
+//! and the reference executor measuring the run's critical path.
 
 mod adaptive;
 mod asynchronous;
 mod barrier;
 mod core_wait;
+mod critical_path;
 mod parallel;
 mod sequential;
 mod threads;
@@ -17,6 +18,7 @@ pub use adaptive::{
 };
 pub use asynchronous::{Asynchronous, HOUSEKEEPING};
 pub use barrier::{Poisoned, SpinBarrier, WindowReduction};
+pub use critical_path::{CriticalPath, Dependencies};
 pub use parallel::Parallel;
 pub use sequential::{Sequential, SequentialOrder};
 pub use threads::ThreadsExecutor;

@@ -3,7 +3,7 @@
 
 use super::{Failure, Segment, Until};
 use crate::error::EngineError;
-use crate::event::Event;
+use crate::event::{Event, EventKey, LpId};
 use crate::lp::LogicalProcess;
 use crate::pending::{BucketRing, HeapSet, PendingKind, PendingSet, WindowSet};
 use crate::sim::{dispatch, Executor, RunInput};
@@ -73,11 +73,39 @@ fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
     run_segment::<L, P>(input, None).map(|s| s.stats)
 }
 
+/// Sees, in global key order, every event the reference executor handles and every event that
+/// event sends (for measurements of the run itself, such as its critical path).
+pub(crate) trait Observer {
+    /// The event with key `key` is about to be handled by `dst`.
+    fn handling(&mut self, key: &EventKey, dst: LpId);
+    /// The event being handled sent an event with key `key`.
+    fn sent(&mut self, key: &EventKey);
+}
+
+/// No observer: the loop as the executors run it.
+pub(crate) struct Unobserved;
+
+impl Observer for Unobserved {
+    #[inline(always)]
+    fn handling(&mut self, _: &EventKey, _: LpId) {}
+    #[inline(always)]
+    fn sent(&mut self, _: &EventKey) {}
+}
+
 /// Runs in global key order until the run ends or, at a window boundary after at least one
 /// window, `until` asks to hand the pending events over to another executor.
 pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
     input: RunInput<'_, L>,
     until: Option<Until<'_>>,
+) -> Result<Segment<L::Event>, EngineError> {
+    run_observed::<L, P, Unobserved>(input, until, &mut Unobserved)
+}
+
+/// [`run_segment`], telling `observer` of every event handled and sent.
+pub(crate) fn run_observed<L: LogicalProcess, P: PendingSet<L::Event>, O: Observer>(
+    input: RunInput<'_, L>,
+    until: Option<Until<'_>>,
+    observer: &mut O,
 ) -> Result<Segment<L::Event>, EngineError> {
     let started = Instant::now();
     let RunInput {
@@ -150,6 +178,7 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
             progress.add_events(0x10000);
         }
         let asked_before = stop_requested;
+        observer.handling(&key, me);
         dispatch(
             &mut slots[me.index()],
             ev,
@@ -162,6 +191,7 @@ pub(crate) fn run_segment<L: LogicalProcess, P: PendingSet<L::Event>>(
             limit = limit.min(super::stop_end(t, window));
         }
         for sent in out.drain(..) {
+            observer.sent(&sent.key);
             if failure.is_none() {
                 if let Err(error) = channels.check(me, t, &sent) {
                     failure = Some(Failure { at: key, error });

@@ -4,9 +4,9 @@
 use bbsim_engine::digest::Digest;
 use bbsim_engine::phold::{state_digest, PholdParams};
 use bbsim_engine::{
-    Adaptive, Asynchronous, Ctx, EngineError, Executor, LogicalProcess, LookaheadTable, LpId,
-    Parallel, PartitionSpec, PendingKind, Sequential, SequentialOrder, SimConfig, Simulation,
-    StopReason, SwitchPolicy, Time,
+    Adaptive, Asynchronous, CriticalPath, Ctx, EngineError, Executor, LogicalProcess,
+    LookaheadTable, LpId, Parallel, PartitionSpec, PendingKind, Sequential, SequentialOrder,
+    SimConfig, Simulation, StopReason, SwitchPolicy, Time,
 };
 
 /// Every executor configuration the tests compare.
@@ -19,6 +19,12 @@ fn executors() -> Vec<(String, Box<dyn Fn() -> AnyExec>)> {
                 Box::new(move || AnyExec::Seq(Sequential { pending, order })),
             ));
         }
+    }
+    for pending in [PendingKind::Heap, PendingKind::Ring, PendingKind::Window] {
+        v.push((
+            format!("critical-path/{pending:?}"),
+            Box::new(move || AnyExec::CriticalPath(CriticalPath::new(pending))),
+        ));
     }
     for threads in 1..=4 {
         for pending in [PendingKind::Heap, PendingKind::Ring, PendingKind::Window] {
@@ -65,6 +71,7 @@ enum AnyExec {
     Par(Parallel),
     Adaptive(Adaptive),
     Async(Asynchronous),
+    CriticalPath(CriticalPath),
 }
 
 impl Executor for AnyExec {
@@ -77,6 +84,7 @@ impl Executor for AnyExec {
             AnyExec::Par(p) => p.execute(input),
             AnyExec::Adaptive(a) => a.execute(input),
             AnyExec::Async(a) => a.execute(input),
+            AnyExec::CriticalPath(c) => c.execute(input),
         }
     }
 }
