@@ -8,9 +8,10 @@ use crate::run_cmd::{
     default_out, install_interrupt_handler, run_loaded, scenario_path, threads_per_run,
 };
 use bbsim_engine::Threads;
+use bbsim_sim::diag::Diagnostic;
 use bbsim_sim::output::sweep::SweepPlan;
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
-use bbsim_sim::run::load_scenario_edited;
+use bbsim_sim::run::{load_scenario_edited, Loaded};
 use bbsim_sim::sizing::metrics::{fmt_value, Target, TARGET_SYNTAX};
 use bbsim_sim::sizing::report::{sizing_csv, sizing_svg};
 use bbsim_sim::sizing::search::{exhaustive, search, Space};
@@ -110,7 +111,7 @@ pub fn run(a: &SizeArgs) -> Result<(), String> {
         ordered: dims.iter().map(|d| d.ordered).collect(),
     };
     // Load (and so validate) every design and price it before running any.
-    let first = load_scenario_edited(&path, &a.edits.unset, &plan.overrides(0, &a.edits.set))
+    let first = load_design(a, &path, &plan, 0)
         .map_err(|d| format!("{d}\n(in the design {})", plan.overrides(0, &[]).join(" ")))?;
     let jobs = first.job_names();
     let targets: Vec<Target> = a
@@ -222,6 +223,17 @@ pub fn run(a: &SizeArgs) -> Result<(), String> {
 
 /// Loads every design of `plan` (`--jobs` at a time) and returns its total cost (US$), or
 /// the first design that does not load.
+/// Loads design `i` of `plan`: the scenario with `--unset`, then `--set`, then the design's
+/// `--dim` values applied.
+fn load_design(
+    a: &SizeArgs,
+    path: &Path,
+    plan: &SweepPlan,
+    i: usize,
+) -> Result<Loaded, Diagnostic> {
+    load_scenario_edited(path, &a.edits.unset, &plan.overrides(i, &a.edits.set))
+}
+
 fn price_all(a: &SizeArgs, path: &Path, plan: &SweepPlan) -> Result<Vec<f64>, String> {
     let n = plan.len();
     let next = AtomicUsize::new(0);
@@ -234,12 +246,11 @@ fn price_all(a: &SizeArgs, path: &Path, plan: &SweepPlan) -> Result<Vec<f64>, St
                 if i >= n {
                     return;
                 }
-                let c =
-                    load_scenario_edited(path, &a.edits.unset, &plan.overrides(i, &a.edits.set))
-                        .map(|l| l.cost().total)
-                        .map_err(|d| {
-                            format!("{d}\n(in the design {})", plan.overrides(i, &[]).join(" "))
-                        });
+                let c = load_design(a, path, plan, i)
+                    .map(|l| l.cost().total)
+                    .map_err(|d| {
+                        format!("{d}\n(in the design {})", plan.overrides(i, &[]).join(" "))
+                    });
                 if let Ok(mut g) = costs.lock() {
                     g[i] = c;
                 }
@@ -277,16 +288,15 @@ fn run_batch(
                 }
                 let i = batch[k];
                 let dir = plan.dir_name(i);
-                let result =
-                    load_scenario_edited(path, &a.edits.unset, &plan.overrides(i, &a.edits.set))
-                        .map_err(|d| d.to_string())
-                        .and_then(|l| {
-                            let threads = threads_per_run(
-                                a.threads.unwrap_or(l.scenario.simulation.threads),
-                                a.jobs,
-                            );
-                            run_loaded(&l, threads, &out.join(&dir), false).map(|f| f.2.results)
-                        });
+                let result = load_design(a, path, plan, i)
+                    .map_err(|d| d.to_string())
+                    .and_then(|l| {
+                        let threads = threads_per_run(
+                            a.threads.unwrap_or(l.scenario.simulation.threads),
+                            a.jobs,
+                        );
+                        run_loaded(&l, threads, &out.join(&dir), false).map(|f| f.2.results)
+                    });
                 let verdict = judge(targets, jobs, result.as_ref().map_err(String::as_str));
                 drop(result);
                 release_freed_memory();

@@ -88,14 +88,25 @@ impl CriticalPath {
 
 impl Executor for CriticalPath {
     fn execute<L: LogicalProcess>(&self, input: RunInput<'_, L>) -> Result<RunStats, EngineError> {
-        let channels = input.channels;
-        let nlp = input.slots.len();
+        let RunInput {
+            slots,
+            initial,
+            channels,
+            end_time,
+            progress,
+        } = input;
         let mut tracker = Tracker {
-            lp_depth: vec![0; nlp],
-            lp_events: vec![0; nlp],
+            lp_depth: vec![0; slots.len()],
             pending: HashMap::new(),
             current: 0,
             longest: 0,
+        };
+        let input = RunInput {
+            slots: &mut *slots,
+            initial,
+            channels,
+            end_time,
+            progress,
         };
         let t = &mut tracker;
         let segment = match self.pending {
@@ -103,15 +114,16 @@ impl Executor for CriticalPath {
             PendingKind::Ring => run_observed::<L, BucketRing<L::Event>, _>(input, None, t),
             PendingKind::Window => run_observed::<L, WindowSet<L::Event>, _>(input, None, t),
         }?;
+        // A simulation runs once, so each LP's handled count is this run's.
         let mut cluster_events = vec![0u64; channels.clusters()];
-        for (lp, &n) in tracker.lp_events.iter().enumerate() {
-            cluster_events[channels.cluster_of(LpId(lp as u32)) as usize] += n;
+        for (lp, slot) in slots.iter().enumerate() {
+            cluster_events[channels.cluster_of(LpId(lp as u32)) as usize] += slot.handled;
         }
         let measured = Dependencies {
             events: segment.stats.events,
             critical_path: tracker.longest,
             cluster_events,
-            busiest_lp_events: tracker.lp_events.iter().copied().max().unwrap_or(0),
+            busiest_lp_events: slots.iter().map(|s| s.handled).max().unwrap_or(0),
         };
         if let Ok(mut m) = self.measured.lock() {
             *m = Some(measured);
@@ -124,7 +136,6 @@ impl Executor for CriticalPath {
 /// LP's last event.
 struct Tracker {
     lp_depth: Vec<u64>,
-    lp_events: Vec<u64>,
     /// Depth of the event that sent each pending event (initial events are absent: depth 0).
     pending: HashMap<EventKey, u64>,
     /// Depth of the event being handled.
@@ -138,7 +149,6 @@ impl Observer for Tracker {
         let lp = dst.index();
         let depth = sender.max(self.lp_depth[lp]) + 1;
         self.lp_depth[lp] = depth;
-        self.lp_events[lp] += 1;
         self.current = depth;
         self.longest = self.longest.max(depth);
     }
