@@ -213,15 +213,7 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     // The designs lowered for validation are gone; their pages go back before the runs.
     release_freed_memory();
     if let Some(dir) = &a.plan {
-        let file = sweep_plan::write_plan(
-            dir,
-            &path,
-            builtin,
-            &a.edits.unset,
-            &a.edits.set,
-            &plan,
-            a.threads,
-        )?;
+        let file = sweep_plan::write_plan(dir, &path, builtin, &a.edits, &plan, a.threads)?;
         if !a.quiet {
             println!(
                 "planned {} points; wrote {}\nrun them with `bbsim sweep --point N {}` or \

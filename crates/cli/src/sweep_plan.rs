@@ -13,6 +13,7 @@
 //!   points (the same rows a local `bbsim sweep` writes), lists the missing and failed points, and prints the command
 //!   that runs only those.
 
+use crate::edits::ScenarioEdits;
 use crate::run_cmd::run_loaded;
 use bbsim_engine::digest::Digest;
 use bbsim_engine::Threads;
@@ -130,14 +131,14 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes the plan of `plan` (points already validated) for `scenario` into `dir`. A built-in
+/// Writes the plan of `plan` (points already validated) for `scenario`, edited by `edits`, into
+/// `dir`. A built-in
 /// scenario (`builtin`) is copied into the plan directory, since its temporary file goes away.
 pub fn write_plan(
     dir: &Path,
     scenario: &Path,
     builtin: bool,
-    unset: &[String],
-    set: &[String],
+    edits: &ScenarioEdits,
     plan: &SweepPlan,
     threads: Option<Threads>,
 ) -> Result<PathBuf, String> {
@@ -158,15 +159,15 @@ pub fn write_plan(
         bbsim_version: env!("CARGO_PKG_VERSION").to_string(),
         scenario_digest: file_digest(&scenario)?,
         scenario,
-        unset: unset.to_vec(),
-        set: set.to_vec(),
+        unset: edits.unset.clone(),
+        set: edits.set.clone(),
         vary: plan.vars.clone(),
         threads,
         points: (0..plan.len())
             .map(|i| PlannedPoint {
                 dir: plan.dir_name(i),
                 values: plan.combos[i].clone(),
-                overrides: plan.overrides(i, set),
+                overrides: plan.overrides(i, &edits.set),
             })
             .collect(),
     };
