@@ -17,7 +17,7 @@ use crate::lp::LogicalProcess;
 use crate::pending::{BucketRing, HeapSet, PendingKind, WindowSet};
 use crate::sim::{Executor, RunInput};
 use crate::stats::RunStats;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::Mutex;
 
 /// What the dependencies between a run's events allow (see the module documentation).
@@ -63,7 +63,8 @@ impl Dependencies {
 
 /// The reference executor (one thread, global key order; results identical to every other
 /// executor) measuring the run's [`Dependencies`] as it goes. It keeps one entry per pending
-/// event and two counters per LP, so it costs more time and memory than [`super::Sequential`].
+/// event (an Fx-hashed map) and one depth per LP, so it costs more time and memory than
+/// [`super::Sequential`].
 #[derive(Debug, Default)]
 pub struct CriticalPath {
     /// Pending-event structure.
@@ -97,7 +98,7 @@ impl Executor for CriticalPath {
         } = input;
         let mut tracker = Tracker {
             lp_depth: vec![0; slots.len()],
-            pending: HashMap::new(),
+            pending: FxHashMap::default(),
             current: 0,
             longest: 0,
         };
@@ -137,7 +138,7 @@ impl Executor for CriticalPath {
 struct Tracker {
     lp_depth: Vec<u64>,
     /// Depth of the event that sent each pending event (initial events are absent: depth 0).
-    pending: HashMap<EventKey, u64>,
+    pending: FxHashMap<EventKey, u64>,
     /// Depth of the event being handled.
     current: u64,
     longest: u64,
