@@ -132,8 +132,8 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
 }
 
 /// Writes the plan of `plan` (points already validated) for `scenario`, edited by `edits`, into
-/// `dir`. A built-in
-/// scenario (`builtin`) is copied into the plan directory, since its temporary file goes away.
+/// `dir`. A built-in scenario (`builtin`) is copied into the plan directory, since its
+/// temporary file goes away.
 pub fn write_plan(
     dir: &Path,
     scenario: &Path,
