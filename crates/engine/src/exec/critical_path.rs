@@ -89,13 +89,9 @@ impl CriticalPath {
 
 impl Executor for CriticalPath {
     fn execute<L: LogicalProcess>(&self, input: RunInput<'_, L>) -> Result<RunStats, EngineError> {
-        let RunInput {
-            slots,
-            initial,
-            channels,
-            end_time,
-            progress,
-        } = input;
+        // The slots come back to be counted once the run is over.
+        let slots = input.slots;
+        let channels = input.channels;
         let mut tracker = Tracker {
             lp_depth: vec![0; slots.len()],
             pending: FxHashMap::default(),
@@ -104,10 +100,7 @@ impl Executor for CriticalPath {
         };
         let input = RunInput {
             slots: &mut *slots,
-            initial,
-            channels,
-            end_time,
-            progress,
+            ..input
         };
         let t = &mut tracker;
         let segment = match self.pending {
