@@ -221,8 +221,6 @@ pub fn run(a: &SizeArgs) -> Result<(), String> {
     }
 }
 
-/// Loads every design of `plan` (`--jobs` at a time) and returns its total cost (US$), or
-/// the first design that does not load.
 /// Loads design `i` of `plan`: the scenario with `--unset`, then `--set`, then the design's
 /// `--dim` values applied.
 fn load_design(
@@ -234,6 +232,8 @@ fn load_design(
     load_scenario_edited(path, &a.edits.unset, &plan.overrides(i, &a.edits.set))
 }
 
+/// Loads every design of `plan` (`--jobs` at a time) and returns its total cost (US$), or
+/// the first design that does not load.
 fn price_all(a: &SizeArgs, path: &Path, plan: &SweepPlan) -> Result<Vec<f64>, String> {
     let n = plan.len();
     let next = AtomicUsize::new(0);
