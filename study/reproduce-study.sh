@@ -86,6 +86,10 @@
 #                              seconds of a run's first I/O (default 100: the first I/O phase
 #                              of every application; S3D and HACC compute 300 and 600 s
 #                              between their phases)
+#   STUDY_HEARTBEAT=DURATION   each run prints a line into its sweep's log (SWEEP.log; with
+#                              STUDY_SLURM=plan, the task's Slurm log) this often while it
+#                              goes on: simulated time reached, events, their rate (bbsim
+#                              --heartbeat; default 10min, `off` for none)
 #   STUDY_KEEP_TIMELINES=0|1   keep every run's timeline.csv (default: 1 for smoke; 0 for
 #                              full, where they add up to tens of GB: each is deleted once the
 #                              timeline figure has been drawn)
@@ -219,6 +223,16 @@ case $CONTROLS in 0 | 1 | only) ;; *) die "STUDY_CONTROLS=$CONTROLS: expected 0,
 SLURM=${STUDY_SLURM:-0}
 case $SLURM in 0 | plan | collect) ;; *) die "STUDY_SLURM=$SLURM: expected plan or collect" ;; esac
 WINDOW=${STUDY_TIMELINE_WINDOW:-100}
+HEARTBEAT=${STUDY_HEARTBEAT:-10min}
+BEAT=()
+case $HEARTBEAT in
+off) ;;
+*)
+    echo "$HEARTBEAT" | grep -Eq '^[0-9]+(\.[0-9]+)?(ms|s|min|h)$' ||
+        die "STUDY_HEARTBEAT=$HEARTBEAT: expected a wall-clock period such as 10min, 30s or 1h, or off"
+    BEAT=(--heartbeat "$HEARTBEAT")
+    ;;
+esac
 if [ "$SCALE" = smoke ]; then
     KEEP=${STUDY_KEEP_TIMELINES:-1}
     UNIT=ms UNIT_SCALE=1000 # smoke-scale I/O takes milliseconds
@@ -381,7 +395,7 @@ study_sweep() {
     local scn=$1 dir=$2 rc=0 n k
     shift 2
     case $SLURM in
-    0) "$BBSIM" sweep "$scn" --quiet --jobs "$JOBS" --out "$dir" "$@" >"$dir.log" 2>&1 ;;
+    0) "$BBSIM" sweep "$scn" --quiet "${BEAT[@]}" --jobs "$JOBS" --out "$dir" "$@" >"$dir.log" 2>&1 ;;
     plan)
         "$BBSIM" sweep "$scn" --quiet --plan "$dir" "$@" >"$dir.log" 2>&1 || return 1
         n=$(grep -c '"overrides"' "$dir/plan.json")
@@ -531,7 +545,7 @@ if [ "$SLURM" = plan ]; then
         echo "#SBATCH --ntasks=1"
         echo "set -eu"
         echo "read -r plan point < <(sed -n \"\$((SLURM_ARRAY_TASK_ID + 1))p\" '$OUT/slurm-points.txt')"
-        echo "exec '$BBSIM' sweep --quiet --point \"\$point\" \"\$plan\""
+        echo "exec '$BBSIM' sweep --quiet${BEAT[*]:+ ${BEAT[*]}} --point \"\$point\" \"\$plan\""
     } >"$OUT/study.sbatch"
     echo "planned $SWEEPS sweeps, $POINTS points: $OUT/study.sbatch"
     if [ "${STUDY_SLURM_SUBMIT:-0}" = 1 ]; then

@@ -3,6 +3,7 @@
 mod edits;
 mod example_cmd;
 mod heap;
+mod heartbeat;
 mod net_cmd;
 mod out_dir;
 mod phold_cmd;

@@ -1,6 +1,7 @@
 //! `bbsim run`: run a scenario and write its outputs.
 
 use crate::edits::ScenarioEdits;
+use crate::heartbeat::{Heartbeat, HeartbeatArg};
 use bbsim_engine::{CriticalPath, Dependencies, PendingKind, Progress, Threads, Time};
 use bbsim_sim::output::{table, write, OutputSet, INTERRUPTED, RUN_FILES};
 use bbsim_sim::run::{load_scenario_edited, Finished, Loaded, RunError};
@@ -34,6 +35,9 @@ pub struct RunArgs {
     /// No progress bar and no table.
     #[arg(long, short)]
     pub quiet: bool,
+    /// `--heartbeat`.
+    #[command(flatten)]
+    pub heartbeat: HeartbeatArg,
     /// Also measure the run's critical path (the longest chain of events that depend on each
     /// other) and print the speed-up it allows any executor on 2, 4 and 8 threads (printed
     /// also with `--quiet`). Runs on one thread, slower than usual; results are identical.
@@ -190,6 +194,16 @@ fn watch(pb: ProgressBar, p: Arc<Progress>, est: Time, stop: Arc<AtomicBool>) {
     }
 }
 
+/// How a run shows that it goes on: a progress bar on a terminal, a heartbeat line every so
+/// often (`--heartbeat`), both or neither.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Watch {
+    /// Draw the progress bar (stderr is a terminal and the command is not `--quiet`).
+    pub bar: bool,
+    /// Print a heartbeat line this often, labelled with the output directory's name.
+    pub heartbeat: Option<Duration>,
+}
+
 /// Runs one loaded scenario and writes its outputs into `out`, replacing a previous run's
 /// there as a whole (`OutputSet::replacing`; `out` is checked writable before the run).
 /// Returns the files written, the table text and the run.
@@ -197,9 +211,9 @@ pub fn run_loaded(
     l: &Loaded,
     threads: Threads,
     out: &Path,
-    bar: bool,
+    watch: Watch,
 ) -> Result<(Vec<PathBuf>, String, Finished), String> {
-    run_measured(l, threads, None, out, bar)
+    run_measured(l, threads, None, out, watch)
 }
 
 /// [`run_loaded`], on the critical-path executor `measure` instead (one thread) where given.
@@ -208,17 +222,25 @@ fn run_measured(
     threads: Threads,
     measure: Option<&CriticalPath>,
     out: &Path,
-    bar: bool,
+    w: Watch,
 ) -> Result<(Vec<PathBuf>, String, Finished), String> {
     RUNNING.store(true, Ordering::SeqCst);
     let mut set = OutputSet::replacing(out, RUN_FILES)
         .map_err(|e| format!("output directory {}: {e}", out.display()))?;
     let est = l.estimated_end();
-    let progress_bar = bar.then(progress_bar);
+    let progress_bar = w.bar.then(progress_bar);
+    let label = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| out.display().to_string());
     let mut watcher = None;
+    let mut heartbeat = None;
     let stop = Arc::new(AtomicBool::new(false));
     let started = |p: Arc<Progress>| {
         set_live(Some(Arc::clone(&p)));
+        if let Some(every) = w.heartbeat {
+            heartbeat = Some(Heartbeat::start(&label, every, Arc::clone(&p), est));
+        }
         if let Some(pb) = progress_bar.clone() {
             let stop = Arc::clone(&stop);
             watcher = Some(std::thread::spawn(move || watch(pb, p, est, stop)));
@@ -237,6 +259,12 @@ fn run_measured(
         pb.finish_and_clear();
     }
     set_live(None);
+    if let Some(h) = heartbeat {
+        h.end(match &finished {
+            Ok(f) => Ok((f.results.sim_end, f.stats.events)),
+            Err(e) => Err(e),
+        });
+    }
     let finished = finished?;
     let rendered = l.render(&finished);
     write(&rendered, &mut set).map_err(|e| e.to_string())?;
@@ -286,7 +314,10 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         .clone()
         .unwrap_or_else(|| default_out(&path, builtin, &loaded.scenario.name));
     crate::out_dir::check(&out)?;
-    let bar = !a.quiet && std::io::stderr().is_terminal();
+    let watch = Watch {
+        bar: !a.quiet && std::io::stderr().is_terminal(),
+        heartbeat: a.heartbeat.heartbeat,
+    };
     let measure = a
         .critical_path
         .then(|| CriticalPath::new(PendingKind::Ring));
@@ -296,7 +327,7 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         threads
     };
     let (_, text, _) =
-        run_measured(&loaded, threads, measure.as_ref(), &out, bar).map_err(|e| {
+        run_measured(&loaded, threads, measure.as_ref(), &out, watch).map_err(|e| {
             if INTERRUPTED.load(Ordering::SeqCst) {
                 RunError::Cancelled.to_string()
             } else {

@@ -4,8 +4,9 @@
 
 use crate::edits::ScenarioEdits;
 use crate::heap::release_freed_memory;
+use crate::heartbeat::HeartbeatArg;
 use crate::run_cmd::{
-    default_out, install_interrupt_handler, run_loaded, scenario_path, threads_per_run,
+    default_out, install_interrupt_handler, run_loaded, scenario_path, threads_per_run, Watch,
 };
 use bbsim_engine::Threads;
 use bbsim_sim::diag::Diagnostic;
@@ -54,6 +55,9 @@ pub struct SizeArgs {
     /// Only the final result.
     #[arg(long, short)]
     pub quiet: bool,
+    /// `--heartbeat`, for each design's run.
+    #[command(flatten)]
+    pub heartbeat: HeartbeatArg,
     /// Run every design of the product (to check the search).
     #[arg(long)]
     pub exhaustive: bool,
@@ -295,7 +299,16 @@ fn run_batch(
                             a.threads.unwrap_or(l.scenario.simulation.threads),
                             a.jobs,
                         );
-                        run_loaded(&l, threads, &out.join(&dir), false).map(|f| f.2.results)
+                        run_loaded(
+                            &l,
+                            threads,
+                            &out.join(&dir),
+                            Watch {
+                                bar: false,
+                                heartbeat: a.heartbeat.heartbeat,
+                            },
+                        )
+                        .map(|f| f.2.results)
                     });
                 let verdict = judge(targets, jobs, result.as_ref().map_err(String::as_str));
                 drop(result);

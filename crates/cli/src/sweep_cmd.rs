@@ -3,8 +3,10 @@
 
 use crate::edits::ScenarioEdits;
 use crate::heap::release_freed_memory;
+use crate::heartbeat::HeartbeatArg;
 use crate::run_cmd::{
-    default_out, install_interrupt_handler, run_loaded, scenario_path, threads_per_run, warn_unused,
+    default_out, install_interrupt_handler, run_loaded, scenario_path, threads_per_run,
+    warn_unused, Watch,
 };
 use crate::sweep_plan::{self, PointRecord};
 use bbsim_engine::Threads;
@@ -45,6 +47,9 @@ pub struct SweepArgs {
     /// No per-run messages and no progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// `--heartbeat`, for each run (also with `--point` and `--array-task`).
+    #[command(flatten)]
+    pub heartbeat: HeartbeatArg,
     /// Validate every point and write the sweep's plan into DIR (`DIR/plan.json`) without
     /// running it: run its points with `--point` or `--slurm`, gather them with `--collect`.
     #[arg(long, value_name = "DIR")]
@@ -439,7 +444,11 @@ fn run_one(a: &SweepArgs, plan: &SweepPlan, i: usize, c: &Checked, out: &Path) -
     let started = std::time::Instant::now();
     let outcome = c.load().and_then(|l| {
         let threads = threads_per_run(a.threads.unwrap_or(l.scenario.simulation.threads), a.jobs);
-        run_loaded(&l, threads, &out.join(&dir), false).map(|(_, _, f)| {
+        let watch = Watch {
+            bar: false,
+            heartbeat: a.heartbeat.heartbeat,
+        };
+        run_loaded(&l, threads, &out.join(&dir), watch).map(|(_, _, f)| {
             RunFigures::of(&f.results, f.stats.events, started.elapsed().as_secs_f64())
         })
     });
@@ -515,6 +524,7 @@ fn planned(a: &SweepArgs) -> Result<(), String> {
             mem: a.mem.clone(),
             cpus: a.cpus,
             points_per_task: a.points_per_task,
+            heartbeat: a.heartbeat.heartbeat,
         };
         if a.points_per_task == 0 {
             return Err("--points-per-task must be at least 1".into());
@@ -538,7 +548,7 @@ fn planned(a: &SweepArgs) -> Result<(), String> {
         if INTERRUPTED.load(Ordering::SeqCst) {
             return Err("interrupted".into());
         }
-        let report = sweep_plan::run_point(&dir, &plan, i, a.force)?;
+        let report = sweep_plan::run_point(&dir, &plan, i, a.force, a.heartbeat.heartbeat)?;
         failed += usize::from(report.failed);
         if !a.quiet {
             eprintln!("{}", report.line);

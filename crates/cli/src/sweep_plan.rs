@@ -14,7 +14,7 @@
 //!   that runs only those.
 
 use crate::edits::ScenarioEdits;
-use crate::run_cmd::run_loaded;
+use crate::run_cmd::{run_loaded, Watch};
 use bbsim_engine::digest::Digest;
 use bbsim_engine::Threads;
 use bbsim_sim::output::cost::Cost;
@@ -234,8 +234,15 @@ pub struct PointReport {
     pub failed: bool,
 }
 
-/// Runs point `i` of the plan in `dir` unless it is already recorded (`force` runs it again).
-pub fn run_point(dir: &Path, plan: &Plan, i: usize, force: bool) -> Result<PointReport, String> {
+/// Runs point `i` of the plan in `dir` unless it is already recorded (`force` runs it again),
+/// printing a heartbeat line every `heartbeat` of wall time where given.
+pub fn run_point(
+    dir: &Path,
+    plan: &Plan,
+    i: usize,
+    force: bool,
+    heartbeat: Option<std::time::Duration>,
+) -> Result<PointReport, String> {
     let p = &plan.points[i];
     let record = record_path(dir, &p.dir);
     if record.exists() && !force {
@@ -256,9 +263,16 @@ pub fn run_point(dir: &Path, plan: &Plan, i: usize, force: bool) -> Result<Point
     let threads = plan.threads.unwrap_or(loaded.scenario.simulation.threads);
     let started = std::time::Instant::now();
     let out = dir.join("runs").join(&p.dir);
-    let outcome = run_loaded(&loaded, threads, &out, false).map(|(_, _, f)| {
-        RunFigures::of(&f.results, f.stats.events, started.elapsed().as_secs_f64())
-    });
+    let outcome = run_loaded(
+        &loaded,
+        threads,
+        &out,
+        Watch {
+            bar: false,
+            heartbeat,
+        },
+    )
+    .map(|(_, _, f)| RunFigures::of(&f.results, f.stats.events, started.elapsed().as_secs_f64()));
     let report = match &outcome {
         Ok(_) => PointReport {
             line: format!("point {i} ({}) done", p.dir),
@@ -291,6 +305,8 @@ pub struct SlurmSettings {
     pub cpus: Option<usize>,
     /// Points each array task runs, one after the other.
     pub points_per_task: usize,
+    /// `--heartbeat` for each point's run, into the task's log.
+    pub heartbeat: Option<std::time::Duration>,
 }
 
 /// The text of `sweep.sbatch` for the plan in `dir` (absolute), run by the `bbsim` at `exe`.
@@ -320,8 +336,12 @@ pub fn sbatch_script(dir: &Path, plan: &Plan, exe: &Path, s: &SlurmSettings) -> 
     if let Some(c) = s.cpus {
         lines.push(format!("#SBATCH --cpus-per-task={c}"));
     }
+    let heartbeat = s
+        .heartbeat
+        .map(|d| format!(" --heartbeat {}ms", d.as_millis()))
+        .unwrap_or_default();
     lines.push(format!(
-        "exec '{}' sweep --quiet --array-task --points-per-task {per} '{}'",
+        "exec '{}' sweep --quiet --array-task --points-per-task {per}{heartbeat} '{}'",
         exe.display(),
         dir.display()
     ));
@@ -457,5 +477,14 @@ mod tests {
         assert!(text.contains("#SBATCH --array=0-2\n"), "{text}");
         assert!(text.contains("#SBATCH --partition=debug\n"));
         assert!(text.contains("'/bin/bbsim' sweep --quiet --array-task --points-per-task 2 '/p'"));
+        let s = SlurmSettings {
+            heartbeat: Some(std::time::Duration::from_secs(600)),
+            ..s
+        };
+        let text = sbatch_script(Path::new("/p"), &plan, Path::new("/bin/bbsim"), &s);
+        assert!(
+            text.contains("--points-per-task 2 --heartbeat 600000ms '/p'"),
+            "{text}"
+        );
     }
 }

@@ -8,6 +8,7 @@ mod allocation;
 mod bad_input;
 mod capacity;
 mod cli;
+mod heartbeat;
 mod output_dir;
 mod packaging;
 mod paired_run;

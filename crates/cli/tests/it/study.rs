@@ -385,6 +385,18 @@ fn reproduce_script_runs_one_mix_at_smoke_scale() {
         .map(|r| r[col("job0_io_phase_s")].parse().expect("phase"))
         .collect();
     assert!(phase[0] < phase[2], "{phase:?}");
+    // Each run's heartbeat (10 minutes by default) ends in its sweep's log with the run's
+    // simulated time and events.
+    let log = std::fs::read_to_string(out.join("runs/summit-grouped-gtc-ior.log")).expect("log");
+    for r in &rows {
+        let closing = format!("] {}: finished: simulated ", r[col("dir")]);
+        let events = format!(", {} events, ", r[col("events")]);
+        assert!(
+            log.lines()
+                .any(|l| l.contains(&closing) && l.contains(&events)),
+            "{log}"
+        );
+    }
     let jobs = std::fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
     assert_eq!(jobs.lines().count(), 1 + 6, "{jobs}");
     assert!(jobs.contains("summit,grouped,gtc-ior,20us,gtc,with ior,"));
@@ -462,6 +474,11 @@ fn reproduce_script_says_what_is_wrong() {
     let e = run(&[("BBSIM", bin), ("STUDY_CONTROLS", "yes")], &[dir]);
     assert!(
         e.contains("STUDY_CONTROLS=yes: expected 0, 1 or only"),
+        "{e}"
+    );
+    let e = run(&[("BBSIM", bin), ("STUDY_HEARTBEAT", "10")], &[dir]);
+    assert!(
+        e.contains("STUDY_HEARTBEAT=10: expected a wall-clock period such as 10min"),
         "{e}"
     );
     let e = run(
