@@ -9,7 +9,6 @@ use crate::run_cmd::{
     default_out, install_interrupt_handler, run_loaded, scenario_path, threads_per_run, Watch,
 };
 use bbsim_engine::Threads;
-use bbsim_sim::diag::Diagnostic;
 use bbsim_sim::output::sweep::SweepPlan;
 use bbsim_sim::output::{OutputSet, INTERRUPTED};
 use bbsim_sim::run::{load_scenario_edited, Loaded};
@@ -115,8 +114,7 @@ pub fn run(a: &SizeArgs) -> Result<(), String> {
         ordered: dims.iter().map(|d| d.ordered).collect(),
     };
     // Load (and so validate) every design and price it before running any.
-    let first = load_design(a, &path, &plan, 0)
-        .map_err(|d| format!("{d}\n(in the design {})", plan.overrides(0, &[]).join(" ")))?;
+    let first = load_design(a, &path, &plan, 0)?;
     let jobs = first.job_names();
     let targets: Vec<Target> = a
         .target
@@ -226,14 +224,15 @@ pub fn run(a: &SizeArgs) -> Result<(), String> {
 }
 
 /// Loads design `i` of `plan`: the scenario with `--unset`, then `--set`, then the design's
-/// `--dim` values applied.
-fn load_design(
-    a: &SizeArgs,
-    path: &Path,
-    plan: &SweepPlan,
-    i: usize,
-) -> Result<Loaded, Diagnostic> {
-    load_scenario_edited(path, &a.edits.unset, &plan.overrides(i, &a.edits.set))
+/// `--dim` values applied. The error names the design's values after the diagnostic.
+fn load_design(a: &SizeArgs, path: &Path, plan: &SweepPlan, i: usize) -> Result<Loaded, String> {
+    load_scenario_edited(path, &a.edits.unset, &plan.overrides(i, &a.edits.set)).map_err(|d| {
+        format!(
+            "{d}
+(in the design {})",
+            plan.overrides(i, &[]).join(" ")
+        )
+    })
 }
 
 /// Loads every design of `plan` (`--jobs` at a time) and returns its total cost (US$), or
@@ -250,11 +249,7 @@ fn price_all(a: &SizeArgs, path: &Path, plan: &SweepPlan) -> Result<Vec<f64>, St
                 if i >= n {
                     return;
                 }
-                let c = load_design(a, path, plan, i)
-                    .map(|l| l.cost().total)
-                    .map_err(|d| {
-                        format!("{d}\n(in the design {})", plan.overrides(i, &[]).join(" "))
-                    });
+                let c = load_design(a, path, plan, i).map(|l| l.cost().total);
                 if let Ok(mut g) = costs.lock() {
                     g[i] = c;
                 }
@@ -292,24 +287,20 @@ fn run_batch(
                 }
                 let i = batch[k];
                 let dir = plan.dir_name(i);
-                let result = load_design(a, path, plan, i)
-                    .map_err(|d| d.to_string())
-                    .and_then(|l| {
-                        let threads = threads_per_run(
-                            a.threads.unwrap_or(l.scenario.simulation.threads),
-                            a.jobs,
-                        );
-                        run_loaded(
-                            &l,
-                            threads,
-                            &out.join(&dir),
-                            Watch {
-                                bar: false,
-                                heartbeat: a.heartbeat.heartbeat,
-                            },
-                        )
-                        .map(|f| f.2.results)
-                    });
+                let result = load_design(a, path, plan, i).and_then(|l| {
+                    let threads =
+                        threads_per_run(a.threads.unwrap_or(l.scenario.simulation.threads), a.jobs);
+                    run_loaded(
+                        &l,
+                        threads,
+                        &out.join(&dir),
+                        Watch {
+                            bar: false,
+                            heartbeat: a.heartbeat.heartbeat,
+                        },
+                    )
+                    .map(|f| f.2.results)
+                });
                 let verdict = judge(targets, jobs, result.as_ref().map_err(String::as_str));
                 drop(result);
                 release_freed_memory();
