@@ -141,6 +141,39 @@ fn bad_targets_fail_before_any_run() {
 }
 
 #[test]
+fn a_design_that_does_not_load_is_named_before_any_run() {
+    let dir = scratch("size-bad-design");
+    let out = dir.to_str().expect("utf-8");
+    // The first design, and a later one (loaded while pricing them all).
+    for (bandwidth, design) in [
+        ("0GB/s,1GB/s", "burst_buffer.ssd.write_bandwidth=0GB/s"),
+        ("1GB/s,0GB/s", "burst_buffer.ssd.write_bandwidth=0GB/s"),
+    ] {
+        let args = [
+            "size",
+            &quickstart(),
+            "--dim",
+            "burst_buffer.ssds_per_server=1,2",
+            "--dim",
+            &format!("burst_buffer.ssd.write_bandwidth={bandwidth}"),
+            "--target",
+            "io_time_max_s<=2s",
+            "--out",
+            out,
+        ];
+        let e = run_err(&args);
+        assert!(e.contains("write_bandwidth"), "{e}");
+        assert!(
+            e.contains(&format!(
+                "(in the design burst_buffer.ssds_per_server=1 {design})"
+            )),
+            "{e}"
+        );
+    }
+    assert!(!dir.exists(), "nothing may run before every design loads");
+}
+
+#[test]
 fn an_unmet_target_says_how_close_the_best_came() {
     let dir = scratch("size-unmet");
     let args = size_args(
