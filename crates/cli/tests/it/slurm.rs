@@ -248,6 +248,17 @@ fn a_sweep_through_slurm_gives_the_local_rows() {
         .to_string();
     wait_for(&job, &conf, &cluster);
     stop_slurm(&cluster);
+    // Each task's log ends its point with the heartbeat the script asks for by default.
+    let logs: String = std::fs::read_dir(on_slurm.join("slurm-logs"))
+        .expect("slurm-logs")
+        .map(|e| std::fs::read_to_string(e.expect("log").path()).expect("log text"))
+        .collect();
+    for point in ["run-000_op_overhead=0us", "run-001_op_overhead=45us"] {
+        assert!(
+            logs.contains(&format!("] {point}: finished: simulated ")),
+            "{logs}"
+        );
+    }
     study(&on_slurm, Some("collect"));
     let read = |d: &Path| {
         without_wall_time(&std::fs::read_to_string(d.join("sweep.csv")).expect("sweep.csv"))
