@@ -204,6 +204,16 @@ pub struct Watch {
     pub heartbeat: Option<Duration>,
 }
 
+impl Watch {
+    /// No progress bar (a run among many, or in a log): only the heartbeat, where given.
+    pub fn log(heartbeat: Option<Duration>) -> Self {
+        Watch {
+            bar: false,
+            heartbeat,
+        }
+    }
+}
+
 /// Runs one loaded scenario and writes its outputs into `out`, replacing a previous run's
 /// there as a whole (`OutputSet::replacing`; `out` is checked writable before the run).
 /// Returns the files written, the table text and the run.

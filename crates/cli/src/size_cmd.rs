@@ -226,13 +226,8 @@ pub fn run(a: &SizeArgs) -> Result<(), String> {
 /// Loads design `i` of `plan`: the scenario with `--unset`, then `--set`, then the design's
 /// `--dim` values applied. The error names the design's values after the diagnostic.
 fn load_design(a: &SizeArgs, path: &Path, plan: &SweepPlan, i: usize) -> Result<Loaded, String> {
-    load_scenario_edited(path, &a.edits.unset, &plan.overrides(i, &a.edits.set)).map_err(|d| {
-        format!(
-            "{d}
-(in the design {})",
-            plan.overrides(i, &[]).join(" ")
-        )
-    })
+    load_scenario_edited(path, &a.edits.unset, &plan.overrides(i, &a.edits.set))
+        .map_err(|d| format!("{d}\n(in the design {})", plan.overrides(i, &[]).join(" ")))
 }
 
 /// Loads every design of `plan` (`--jobs` at a time) and returns its total cost (US$), or
@@ -294,10 +289,7 @@ fn run_batch(
                         &l,
                         threads,
                         &out.join(&dir),
-                        Watch {
-                            bar: false,
-                            heartbeat: a.heartbeat.heartbeat,
-                        },
+                        Watch::log(a.heartbeat.heartbeat),
                     )
                     .map(|f| f.2.results)
                 });

@@ -444,11 +444,13 @@ fn run_one(a: &SweepArgs, plan: &SweepPlan, i: usize, c: &Checked, out: &Path) -
     let started = std::time::Instant::now();
     let outcome = c.load().and_then(|l| {
         let threads = threads_per_run(a.threads.unwrap_or(l.scenario.simulation.threads), a.jobs);
-        let watch = Watch {
-            bar: false,
-            heartbeat: a.heartbeat.heartbeat,
-        };
-        run_loaded(&l, threads, &out.join(&dir), watch).map(|(_, _, f)| {
+        run_loaded(
+            &l,
+            threads,
+            &out.join(&dir),
+            Watch::log(a.heartbeat.heartbeat),
+        )
+        .map(|(_, _, f)| {
             RunFigures::of(&f.results, f.stats.events, started.elapsed().as_secs_f64())
         })
     });

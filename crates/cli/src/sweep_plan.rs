@@ -263,16 +263,9 @@ pub fn run_point(
     let threads = plan.threads.unwrap_or(loaded.scenario.simulation.threads);
     let started = std::time::Instant::now();
     let out = dir.join("runs").join(&p.dir);
-    let outcome = run_loaded(
-        &loaded,
-        threads,
-        &out,
-        Watch {
-            bar: false,
-            heartbeat,
-        },
-    )
-    .map(|(_, _, f)| RunFigures::of(&f.results, f.stats.events, started.elapsed().as_secs_f64()));
+    let outcome = run_loaded(&loaded, threads, &out, Watch::log(heartbeat)).map(|(_, _, f)| {
+        RunFigures::of(&f.results, f.stats.events, started.elapsed().as_secs_f64())
+    });
     let report = match &outcome {
         Ok(_) => PointReport {
             line: format!("point {i} ({}) done", p.dir),
