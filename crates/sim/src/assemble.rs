@@ -5,7 +5,7 @@
 //! (compute nodes, BB servers, PFS I/O nodes, in terminal order), then the PFS backend, then
 //! one job controller per job, then one controller per persistent reservation.
 
-use crate::lower::allocation::{closes, unit_bound, JobLayout};
+use crate::lower::allocation::{closes, server_unit_bounds, JobLayout};
 use crate::lower::machine::Machine;
 use crate::lower::pfs::PFS_FORWARD_LATENCY;
 use crate::lower::Design;
@@ -166,7 +166,8 @@ struct HostInputs<'a> {
     jl: &'a JobLayout,
     ids: &'a LpIds,
     shared: Arc<NodeShared>,
-    unit_bound: u64,
+    /// Per BB server, the most allocation units the workload can hold on it at once.
+    unit_bounds: Vec<u64>,
 }
 
 /// A compute node's host: its NIC, the job and ranks it runs, its stripe sets, its SSD.
@@ -222,7 +223,7 @@ fn bb_host(h: &HostInputs, t: u32, index: usize) -> SimLp {
             .reserve(alloc, bytes)
             .expect("lowering checked every reservation");
     }
-    server.bound_allocations(h.unit_bound);
+    server.bound_allocations(h.unit_bounds[index]);
     let nic = machine
         .network
         .nic(t, &h.ids.layout)
@@ -397,10 +398,16 @@ pub fn assemble(s: &Scenario, d: &Design) -> (Simulation<SimLp>, Placed) {
         jl,
         ids: &ids,
         shared: node_shared(s, machine, workload, jl, &ids, d.clients),
-        unit_bound: machine
-            .bb_server
-            .as_ref()
-            .map_or(u64::MAX, |cfg| unit_bound(workload, cfg.unit, staged)),
+        unit_bounds: machine.bb_server.as_ref().map_or_else(Vec::new, |cfg| {
+            server_unit_bounds(
+                workload,
+                jl,
+                machine.bb_terminals.len(),
+                s.burst_buffer.stripe_count,
+                cfg.unit,
+                staged,
+            )
+        }),
     };
     let terminals = machine.network.terminals();
     let mut lps: Vec<SimLp> =
@@ -451,6 +458,7 @@ pub fn assemble(s: &Scenario, d: &Design) -> (Simulation<SimLp>, Placed) {
 
 #[cfg(test)]
 mod tests {
+    use super::server_unit_bounds;
     use crate::model::SimLp;
     use crate::run::load_scenario;
     use std::path::Path;
@@ -481,14 +489,95 @@ mod tests {
         assert!(queues(&["burst_buffer.drain.policy=job-end"])
             .iter()
             .all(|&k| k));
-        // 18 SSDs of 0.5 GB hold 68,652 units, fewer than the workload could allocate on one
-        // server (122,880): a write could stall, and a stall drains.
-        assert!(queues(&["burst_buffer.ssd.capacity=0.5GB"])
-            .iter()
-            .all(|&k| k));
-        // 18 x 1 GB hold 137,322: room for all of them again.
-        assert!(queues(&["burst_buffer.ssd.capacity=1GB"])
+        // A server holds at most a quarter of each file's 128 stripe units (stripe_count 4):
+        // 768 x 32 = 24,576 units on each server the nodes stripe over, none elsewhere. 18 SSDs
+        // of 0.15 GB hold 18 x 1,144 = 20,592 units: a write could stall there, and a stall
+        // drains; the servers no node stripes over keep no queue.
+        let q = queues(&["burst_buffer.ssd.capacity=0.15GB"]);
+        let used = q.iter().filter(|&&k| k).count();
+        assert!(used > 0 && used < q.len(), "{used} of {} queues", q.len());
+        // 18 x 0.2 GB hold 27,450: room for all of them again (the bound by bytes written,
+        // 98,304 units plus 2 per write, would have kept a queue up to 0.9 GB per SSD).
+        assert!(queues(&["burst_buffer.ssd.capacity=0.2GB"])
             .iter()
             .all(|&k| !k));
+    }
+
+    /// Runs the quickstart with `overrides`; returns, per BB server, its bound on units held
+    /// at once, the most units it held, and the bound by bytes written alone.
+    fn bounds_and_peaks(overrides: &[&str]) -> Vec<(u64, u64, u64)> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/quickstart.toml");
+        let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+        let loaded = load_scenario(&path, &overrides).expect("valid scenario");
+        let d = &loaded.design;
+        let unit = d.machine.bb_server.as_ref().expect("BB servers").unit;
+        let bounds = server_unit_bounds(
+            &d.workload,
+            &d.jobs,
+            d.machine.bb_terminals.len(),
+            loaded.scenario.burst_buffer.stripe_count,
+            unit,
+            false,
+        );
+        let by_bytes: u64 = d
+            .workload
+            .jobs
+            .iter()
+            .map(|j| j.totals().bytes_written / unit + 2 * j.totals().writes)
+            .sum();
+        let (mut sim, _) = loaded.build();
+        sim.run(&bbsim_engine::Sequential::default())
+            .expect("the quickstart runs");
+        let peaks: Vec<u64> = sim
+            .lps()
+            .filter_map(|l| match l {
+                SimLp::Bb(b) => Some(b.server.capacity().occupancy().peak() / unit),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(peaks.len(), bounds.len());
+        bounds
+            .into_iter()
+            .zip(peaks)
+            .map(|(b, p)| (b, p, by_bytes))
+            .collect()
+    }
+
+    #[test]
+    fn no_server_holds_more_units_than_its_bound() {
+        for overrides in [
+            &[][..],
+            &["burst_buffer.placement=global"][..],
+            &["burst_buffer.stripe_count=1"][..],
+            &[
+                "burst_buffer.grain=1GB",
+                "jobs.0.bb_capacity=2GB",
+                "jobs.1.bb_capacity=1GB",
+            ][..],
+            &[
+                "burst_buffer.grain=1GB",
+                "burst_buffer.access_mode=private",
+                "jobs.0.bb_capacity=2GB",
+                "jobs.1.bb_capacity=1GB",
+            ][..],
+        ] {
+            let servers = bounds_and_peaks(overrides);
+            assert!(
+                servers.iter().any(|&(_, peak, _)| peak > 0),
+                "{overrides:?}"
+            );
+            for (i, &(bound, peak, by_bytes)) in servers.iter().enumerate() {
+                assert!(
+                    peak <= bound,
+                    "{overrides:?}: server {i} held {peak} > {bound}"
+                );
+                assert!(bound <= by_bytes, "{overrides:?}: server {i}");
+            }
+        }
+        // With per-node stripe sets the file extents bound each server well below the bytes
+        // written: 48 ranks' 16 MiB of IOR and 2 x 8 MiB checkpoints over 4 servers.
+        for (bound, _, by_bytes) in bounds_and_peaks(&[]) {
+            assert!(bound < by_bytes / 2, "{bound} of {by_bytes}");
+        }
     }
 }

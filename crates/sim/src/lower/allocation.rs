@@ -581,18 +581,62 @@ pub fn file_extents(w: &Workload, file_base: &[u64]) -> Vec<u64> {
     ext
 }
 
-/// An upper bound on the allocation units of `unit` bytes the workload can allocate on any
-/// one BB server, for [`BbServer::bound_allocations`]: every BB layout stripes in units of
-/// `unit`, so a file's stripe unit is one allocation unit on one server, and a write of `len`
-/// bytes touches at most `len / unit + 2` of them. `u64::MAX` (no bound) when stage-in also
-/// writes into the BB (`staged`).
-pub fn unit_bound(workload: &Workload, unit: u64, staged: bool) -> u64 {
+/// Upper bounds, one per BB server (indexed like the machine's BB terminals), on the
+/// allocation units of `unit` bytes the workload can hold at once on that server, for
+/// [`BbServer::bound_allocations`]. Every BB layout stripes in units of `unit`, so a file's
+/// stripe unit is one allocation unit on one server, and two bounds hold for any job:
+///
+/// - **Bytes written**: a write of `len` bytes touches at most `len / unit + 2` units, so a
+///   job holds at most its write bytes / `unit` plus two units per write operation on any
+///   one server, whatever the layout.
+/// - **File extents**, for a job whose nodes write through their own stripe sets (grouped or
+///   global placement without DataWarp): a server keeps a file's stripes packed back to back
+///   (`Layout::split`), so of a file of `e` stripe units (its largest byte extent over
+///   `unit`, rounded up) a server holds at most `ceil(e / stripe_count)`, whichever client
+///   wrote them, and only the servers the job's nodes stripe over hold any. A unit key is
+///   allocated once, so rewriting or deleting and writing again never holds more.
+///
+/// Such a job adds the smaller of the two to the servers it stripes over; every other job
+/// that can write to BB servers (DataWarp allocations, private namespaces) adds its bytes
+/// bound to every server. The bounds are exact enough to tell that a large run with room on
+/// its servers never stalls, so its servers keep no drain queue. `u64::MAX` everywhere (no
+/// bound) when stage-in also writes into the BB (`staged`).
+///
+/// [`BbServer::bound_allocations`]: bbsim_storage::BbServer::bound_allocations
+pub fn server_unit_bounds(
+    workload: &Workload,
+    layout: &JobLayout,
+    servers: usize,
+    stripe_count: u32,
+    unit: u64,
+    staged: bool,
+) -> Vec<u64> {
     if staged || unit == 0 {
-        return u64::MAX;
+        return vec![u64::MAX; servers];
     }
-    workload.jobs.iter().fold(0u64, |sum, j| {
-        let t = j.totals();
-        sum.saturating_add(t.bytes_written / unit)
-            .saturating_add(t.writes.saturating_mul(2))
-    })
+    let mut bounds = vec![0u64; servers];
+    for (j, job) in workload.jobs.iter().enumerate() {
+        let t = job.totals();
+        let by_bytes = (t.bytes_written / unit).saturating_add(t.writes.saturating_mul(2));
+        let files = &layout.files[j];
+        let striped = &layout.job_servers[j];
+        if files.dw.is_none() && !striped.is_empty() {
+            let first = layout.file_base[j] as usize;
+            let width = u64::from(stripe_count.max(1));
+            let by_extent = layout.file_extent[first..first + job.files.len()]
+                .iter()
+                .fold(0u64, |sum, &ext| {
+                    sum.saturating_add(ext.div_ceil(unit).div_ceil(width))
+                });
+            let units = by_bytes.min(by_extent);
+            for &s in striped {
+                bounds[s] = bounds[s].saturating_add(units);
+            }
+        } else if files.uses_bb || files.dw.is_some() {
+            for b in &mut bounds {
+                *b = b.saturating_add(by_bytes);
+            }
+        }
+    }
+    bounds
 }
