@@ -18,13 +18,13 @@
 //! one hash probe and a population count. Why pages: a full-scale study run writes tens of
 //! millions of 128 KiB units (GTC alone: 39 M). One hash entry per unit with its own ordered
 //! index cost about 150 bytes per unit (8.6 GB for GTC); pages of full records, 46. A server
-//! holds every stripe-count-th unit of a file it stripes (every 4th on the study's systems), so
-//! a page holds 16 of them; a page costs 48 bytes in the page table (load factor 0.44 to 0.875)
-//! plus its slots (a page of one unit, as most are where ranks write a file per step, keeps
-//! its slot inline and allocates nothing), which with the file's page list comes to about 14
-//! bytes per settled unit ([`UnitTable::heap_bytes`]; docs/performance.md). Slots hold their
-//! state bits themselves rather than in per-page bitmaps, which would make a page-table entry
-//! 32 bytes larger.
+//! keeps a file's stripes packed back to back (`placement::Layout::split`), so the units it
+//! holds of a file have consecutive indices and a large file's pages are full: a page costs 48
+//! bytes in the page table (load factor 0.44 to 0.875) plus its 64 slots, about 9 bytes per
+//! settled unit ([`UnitTable::heap_bytes`]; docs/performance.md). A page of one unit, as most
+//! are where ranks write a small file per step, keeps its slot inline and allocates nothing.
+//! Slots hold their state bits themselves rather than in per-page bitmaps, which would make a
+//! page-table entry 32 bytes larger.
 //!
 //! Why not extents (one record per run of consecutive units): a run shares neither a device nor
 //! an address range. The server takes each unit's logical address from its SSD's allocator in
@@ -930,25 +930,35 @@ mod tests {
     }
 
     #[test]
-    fn a_million_settled_units_take_under_16_bytes_each() {
-        // Written sequentially on a server that holds every 4th unit of the file (16 per
-        // page), each write complete and the unit wholly dirty: settled.
-        let mut t = UnitTable::new(UNIT);
-        let n: u64 = 1 << 20;
-        for i in 0..n {
-            let key = (0, 0, 4 * i);
-            let u = t.get_or_insert_with(key, || fresh((i % 18) as u16, i as u32));
-            u.dirty.insert(0, UNIT);
-            compact(&mut t, &key);
-        }
-        assert_eq!(t.active_len(), 0);
-        let per_unit = t.heap_bytes() as f64 / n as f64;
-        assert!(per_unit < 16.0, "{per_unit:.1} bytes per unit");
+    fn a_million_settled_units_take_under_9_bytes_each() {
+        // Written sequentially, as a server holds a striped file's units (packed back to back:
+        // consecutive indices, full pages), each write complete and the unit wholly dirty:
+        // settled.
+        let settle_all = |step: u64| {
+            let mut t = UnitTable::new(UNIT);
+            let n: u64 = 1 << 20;
+            for i in 0..n {
+                let key = (0, 0, step * i);
+                let u = t.get_or_insert_with(key, || fresh((i % 18) as u16, i as u32));
+                u.dirty.insert(0, UNIT);
+                compact(&mut t, &key);
+            }
+            assert_eq!(t.active_len(), 0);
+            (t.heap_bytes() as f64 / n as f64, t)
+        };
+        let (per_unit, mut t) = settle_all(1);
+        assert!(per_unit < 9.0, "{per_unit:.1} bytes per unit");
+        // Every 4th index (16 units a page) costs more, still under 16 bytes a unit.
+        let (sparse, _) = settle_all(4);
+        assert!(
+            (per_unit..16.0).contains(&sparse),
+            "{sparse:.1} vs {per_unit:.1}"
+        );
         // The same units all active (as full records) take more than twice as much.
-        for i in 0..n / 4 {
+        for i in 0..(1 << 18) {
             t.get_mut(&(0, 0, 4 * i)).unwrap();
         }
-        let busy = t.heap_bytes() as f64 / n as f64;
+        let busy = t.heap_bytes() as f64 / (1u64 << 20) as f64;
         assert!(busy > per_unit + 16.0, "{busy:.1} vs {per_unit:.1}");
     }
 }
