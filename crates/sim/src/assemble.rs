@@ -460,17 +460,23 @@ pub fn assemble(s: &Scenario, d: &Design) -> (Simulation<SimLp>, Placed) {
 mod tests {
     use super::server_unit_bounds;
     use crate::model::SimLp;
-    use crate::run::load_scenario;
+    use crate::run::{load_scenario, Loaded};
     use std::path::Path;
+
+    /// `scenarios/<name>` with `overrides` (`key=value`).
+    fn load(name: &str, overrides: &[&str]) -> Loaded {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios")
+            .join(name);
+        let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+        load_scenario(&path, &overrides).expect("valid scenario")
+    }
 
     /// Whether each BB server of `scenarios/summit-global.toml` (IOR, 768 ranks writing
     /// 16 MiB each in 1 MiB transfers: at most 98,304 + 2 x 12,288 units of 128 KiB), with
     /// `overrides`, keeps a drain queue.
     fn queues(overrides: &[&str]) -> Vec<bool> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/summit-global.toml");
-        let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-        let loaded = load_scenario(&path, &overrides).expect("valid scenario");
-        let (sim, _) = loaded.build();
+        let (sim, _) = load("summit-global.toml", overrides).build();
         sim.lps()
             .filter_map(|l| match l {
                 SimLp::Bb(b) => Some(b.server.keeps_drain_order()),
@@ -506,9 +512,7 @@ mod tests {
     /// Runs the quickstart with `overrides`; returns, per BB server, its bound on units held
     /// at once, the most units it held, and the bound by bytes written alone.
     fn bounds_and_peaks(overrides: &[&str]) -> Vec<(u64, u64, u64)> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/quickstart.toml");
-        let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-        let loaded = load_scenario(&path, &overrides).expect("valid scenario");
+        let loaded = load("quickstart.toml", overrides);
         let d = &loaded.design;
         let unit = d.machine.bb_server.as_ref().expect("BB servers").unit;
         let bounds = server_unit_bounds(
