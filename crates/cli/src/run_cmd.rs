@@ -359,14 +359,18 @@ pub fn dependencies_text(d: &Dependencies) -> String {
     let bounds = |f: &dyn Fn(usize) -> f64| [2, 4, 8].map(|t| format!("{:.2}", f(t))).join(" / ");
     let busiest = d.cluster_events.iter().copied().max().unwrap_or(0);
     format!(
-        "critical path: {} of {} events (parallelism {:.2}); busiest of {} clusters {:.1} % of \
-         the events, busiest LP {:.2} %\n\
-         speed-up bound over one thread on 2 / 4 / 8 threads: {} x with these clusters, {} x \
-         with one LP per cluster (every event one step)\n",
+        "critical path: {} of {} events (parallelism {:.2}); busiest of {} clusters in {} \
+         regions {:.1} % of the events, busiest LP {:.2} %\n\
+         speed-up bound over one thread on 2 / 4 / 8 threads: {} x with these clusters dealt \
+         out by load, {} x with one LP per cluster (every event one step)\n",
         d.critical_path,
         d.events,
         d.parallelism(),
         d.cluster_events.len(),
+        d.cluster_regions
+            .iter()
+            .max()
+            .map_or(0, |&r| r as usize + 1),
         100.0 * busiest as f64 / d.events.max(1) as f64,
         100.0 * d.busiest_lp_events as f64 / d.events.max(1) as f64,
         bounds(&|t| d.bound(t)),

@@ -52,6 +52,11 @@ pub struct Channels<'a> {
     pub(crate) classes: &'a [u16],
     pub(crate) table: &'a LookaheadTable,
     pub(crate) clusters: usize,
+    /// The region of each cluster ([`crate::Partition`]).
+    pub(crate) region_of: &'a [u32],
+    /// The region of each LP.
+    pub(crate) region_of_lp: &'a [u32],
+    pub(crate) regions: usize,
 }
 
 impl<'a> Channels<'a> {
@@ -134,6 +139,22 @@ impl<'a> Channels<'a> {
         self.clusters
     }
 
+    /// The region of every cluster, indexed by cluster.
+    pub fn regions_of_clusters(&self) -> &'a [u32] {
+        self.region_of
+    }
+
+    /// The region of an LP.
+    #[inline]
+    pub fn region_of(&self, lp: LpId) -> u32 {
+        self.region_of_lp[lp.index()]
+    }
+
+    /// The number of regions.
+    pub fn regions(&self) -> usize {
+        self.regions
+    }
+
     /// The window width (ps): the smallest declared lookahead, `Time::MAX` if none.
     pub fn window(&self) -> Time {
         self.table.window().unwrap_or(Time::MAX)
@@ -188,8 +209,9 @@ impl<L: LogicalProcess> Simulation<L> {
     /// Builds a simulation over `lps` (LP `i` is `lps[i]`).
     pub fn new(lps: Vec<L>, lookahead: LookaheadTable, config: SimConfig) -> Self {
         let hints: Vec<Option<u32>> = lps.iter().map(LogicalProcess::cluster_hint).collect();
+        let splits: Vec<Option<u32>> = lps.iter().map(LogicalProcess::split_hint).collect();
         let classes = lps.iter().map(LogicalProcess::class).collect();
-        let partition = Partition::resolve(&config.partition, &hints);
+        let partition = Partition::resolve(&config.partition, &hints, &splits);
         let slots = lps
             .into_iter()
             .enumerate()
@@ -272,6 +294,9 @@ impl<L: LogicalProcess> Simulation<L> {
                 classes: &self.classes,
                 table: &self.lookahead,
                 clusters: self.partition.clusters(),
+                region_of: self.partition.regions_of_clusters(),
+                region_of_lp: self.partition.region_assignment(),
+                regions: self.partition.regions(),
             },
             end_time: self.config.end_time,
             progress: &self.progress,

@@ -12,8 +12,8 @@ use crate::lower::Design;
 use crate::model::hosts::STAGE_FILE_BASE;
 use crate::model::node::NodeShared;
 use crate::model::{
-    BbHost, IoHost, JobCtl, NodeLp, ResCtl, SimLp, BB, CLASS_NAMES, CTL, CTL_LATENCY, IO, NODE,
-    PFS, ROUTER,
+    BbHost, HostPlace, IoHost, JobCtl, NodeLp, ResCtl, SimLp, BB, CLASS_NAMES, CTL, CTL_LATENCY,
+    IO, NODE, PFS, ROUTER,
 };
 use crate::scenario::{Placement, Scenario};
 use bbsim_engine::{LookaheadTable, LpId, PartitionSpec, SimConfig, Simulation, Time};
@@ -196,7 +196,7 @@ fn compute_host(h: &HostInputs, t: u32, job: Option<(u32, Vec<u32>)>, index: u32
     };
     SimLp::Node(Box::new(NodeLp::new(
         t,
-        net.topology().terminal_cluster(t),
+        HostPlace::of(net.topology(), t),
         nic,
         Arc::clone(&h.shared),
         job,
@@ -231,7 +231,7 @@ fn bb_host(h: &HostInputs, t: u32, index: usize) -> SimLp {
     SimLp::Bb(Box::new(
         BbHost::new(
             t,
-            machine.network.topology().terminal_cluster(t),
+            HostPlace::of(machine.network.topology(), t),
             nic,
             server,
             h.ids.ctl_by_alloc.clone(),
@@ -248,8 +248,7 @@ fn io_host(h: &HostInputs, t: u32) -> SimLp {
         .expect("lowered networks attach every terminal");
     let node = IoNode::new(Endpoint(t), h.ids.backend, &h.machine.pfs);
     SimLp::Io(Box::new(
-        IoHost::new(t, net.topology().terminal_cluster(t), nic, node)
-            .with_locks(h.machine.pfs_locks),
+        IoHost::new(t, HostPlace::of(net.topology(), t), nic, node).with_locks(h.machine.pfs_locks),
     ))
 }
 
@@ -583,5 +582,54 @@ mod tests {
         for (bound, _, by_bytes) in bounds_and_peaks(&[]) {
             assert!(bound < by_bytes / 2, "{bound} of {by_bytes}");
         }
+    }
+
+    #[test]
+    fn each_router_and_the_hosts_behind_it_are_a_cluster_of_their_pod() {
+        // The Summit-like global placement: 270 BB servers in one pod of a k=36 fat-tree.
+        let (sim, _) = load("summit-global.toml", &[]).build();
+        let p = sim.partition();
+        let mut router_of_cluster = vec![None; p.clusters()];
+        let mut routers = 0;
+        for (i, lp) in sim.lps().enumerate() {
+            if let SimLp::Router(r) = lp {
+                routers += 1;
+                let c = p.assignment()[i] as usize;
+                assert_eq!(
+                    router_of_cluster[c].replace(r.id()),
+                    None,
+                    "one router each"
+                );
+            }
+        }
+        assert_eq!(routers, 897);
+        let mut bb_regions = std::collections::BTreeSet::new();
+        for (i, lp) in sim.lps().enumerate() {
+            let (router, pod) = match lp {
+                SimLp::Node(n) => (n.router, n.cluster),
+                SimLp::Bb(b) => (b.router, b.cluster),
+                SimLp::Io(h) => (h.router, h.cluster),
+                _ => continue,
+            };
+            let c = p.assignment()[i] as usize;
+            assert_eq!(
+                router_of_cluster[c],
+                Some(router),
+                "a host is with its router"
+            );
+            // The region is the router's pod: hosts of one pod share a region.
+            assert_eq!(p.region_assignment()[i], p.regions_of_clusters()[c]);
+            if matches!(lp, SimLp::Bb(_)) {
+                bb_regions.insert((pod, p.region_assignment()[i]));
+            }
+        }
+        // Every BB server sits in one pod, now spread over that pod's edge switches.
+        assert_eq!(bb_regions.len(), 1);
+        assert!(
+            p.clusters() > p.regions() + 800,
+            "{} / {}",
+            p.clusters(),
+            p.regions()
+        );
     }
 }

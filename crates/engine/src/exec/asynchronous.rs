@@ -213,18 +213,83 @@ struct WorkerResult<E> {
     left: Vec<Event<E>>,
 }
 
-/// Deals clusters out to `threads` threads by weight: heaviest first, each to the thread with
-/// the least weight so far (ties to the lower thread). Returns each cluster's thread.
-pub(crate) fn deal_out(weights: &[u64], threads: usize) -> Vec<u16> {
+/// Regions split, at most, per thread when [`deal_out`] looks for a better balance.
+const SPLITS_PER_THREAD: usize = 4;
+
+/// How much a split must even the threads' loads (as a fraction of the mean) to be kept.
+const SPLIT_GAIN: f64 = 0.01;
+
+/// Deals clusters out to `threads` threads by weight, keeping regions whole where that
+/// balances as well: a region's clusters talk to each other most, so they are best on one
+/// thread. It deals the regions whole, then splits the heaviest region into its clusters, then
+/// the next, and keeps the first dealing that evens the loads by more than [`SPLIT_GAIN`]
+/// over every dealing with fewer splits. Each dealing goes heaviest first, each region or
+/// cluster to the thread with the least weight so far (ties to the lower thread, and between
+/// equal weights to the lower cluster). `region_of` gives each cluster's region. Returns each
+/// cluster's thread.
+pub(crate) fn deal_out(weights: &[u64], region_of: &[u32], threads: usize) -> Vec<u16> {
     let threads = threads.max(1);
-    let mut order: Vec<usize> = (0..weights.len()).collect();
-    order.sort_by(|&a, &b| weights[b].cmp(&weights[a]).then(a.cmp(&b)));
+    if threads == 1 {
+        return vec![0; weights.len()];
+    }
+    let nregions = region_of.iter().max().map_or(0, |&r| r as usize + 1);
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); nregions];
+    let mut region_weight = vec![0u64; nregions];
+    for (c, &r) in region_of.iter().enumerate().take(weights.len()) {
+        members[r as usize].push(c);
+        region_weight[r as usize] += weights[c];
+    }
+    let mut heaviest: Vec<usize> = (0..nregions).filter(|&r| members[r].len() > 1).collect();
+    heaviest.sort_by(|&a, &b| region_weight[b].cmp(&region_weight[a]).then(a.cmp(&b)));
+    let mut split = vec![false; nregions];
+    let mut best = deal_split(weights, &members, &region_weight, &split, threads);
+    let mut best_imbalance = imbalance(weights, &best, threads);
+    for &r in heaviest.iter().take(SPLITS_PER_THREAD * threads) {
+        split[r] = true;
+        let dealt = deal_split(weights, &members, &region_weight, &split, threads);
+        let now = imbalance(weights, &dealt, threads);
+        if now + SPLIT_GAIN < best_imbalance {
+            best = dealt;
+            best_imbalance = now;
+        }
+    }
+    best
+}
+
+/// One dealing for [`deal_out`]: the regions marked in `split` cluster by cluster, the others
+/// whole.
+fn deal_split(
+    weights: &[u64],
+    members: &[Vec<usize>],
+    region_weight: &[u64],
+    split: &[bool],
+    threads: usize,
+) -> Vec<u16> {
+    // What is dealt: (weight, first cluster, clusters).
+    let mut items: Vec<(u64, usize, &[usize])> = Vec::with_capacity(weights.len());
+    for (r, clusters) in members.iter().enumerate() {
+        if clusters.is_empty() {
+            continue;
+        }
+        if split[r] {
+            items.extend(
+                clusters
+                    .iter()
+                    .map(|c| (weights[*c], *c, std::slice::from_ref(c))),
+            );
+        } else {
+            items.push((region_weight[r], clusters[0], clusters));
+        }
+    }
+    items.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut total = vec![0u64; threads];
     let mut owner = vec![0u16; weights.len()];
-    for c in order {
+    for (w, _, clusters) in items {
         let t = (0..threads).min_by_key(|&t| (total[t], t)).unwrap_or(0);
-        total[t] += weights[c];
-        owner[c] = t as u16;
+        total[t] += w;
+        for &c in clusters {
+            owner[c] = t as u16;
+        }
     }
     owner
 }
@@ -267,14 +332,14 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
     }
     let nlp = slots.len();
     let nclusters = channels.clusters();
-    let (lps, local_index) = deal_into_clusters(slots, &channels);
+    let (lps, local_index) = deal_into_clusters(slots, channels.cluster_of, nclusters);
     // A thread that owns no LP would only relay clocks.
     let threads = threads.min(lps.iter().filter(|c| !c.slots.is_empty()).count().max(1));
     let owner = match weights.filter(|w| w.len() == nclusters && w.iter().any(|&x| x > 0)) {
-        Some(w) => deal_out(w, threads),
+        Some(w) => deal_out(w, channels.region_of, threads),
         None => {
             let sizes: Vec<u64> = lps.iter().map(|c| c.slots.len() as u64).collect();
-            deal_out(&sizes, threads)
+            deal_out(&sizes, channels.region_of, threads)
         }
     };
     let mut firsts: Vec<Vec<Event<L::Event>>> = (0..threads).map(|_| Vec::new()).collect();
@@ -794,7 +859,7 @@ fn rebalance<L: LogicalProcess>(sh: &Shared<'_, L>, threads: usize) {
     }
     let mut owner = lock(&sh.owner);
     let now = imbalance(&loads, &owner, threads);
-    let dealt = deal_out(&loads, threads);
+    let dealt = deal_out(&loads, sh.channels.region_of, threads);
     if imbalance(&loads, &dealt, threads) + REBALANCE_GAIN < now {
         *owner = dealt;
         sh.moved.store(true, Ordering::Release);
@@ -974,14 +1039,43 @@ mod tests {
 
     #[test]
     fn clusters_are_dealt_heaviest_first_to_the_least_loaded_thread() {
-        assert_eq!(deal_out(&[5, 1, 1, 1, 1, 1], 2), [0, 1, 1, 1, 1, 1]);
-        assert_eq!(deal_out(&[3, 3, 2, 2, 2], 2), [0, 1, 0, 1, 0]);
-        assert_eq!(deal_out(&[1, 1, 1], 1), [0, 0, 0]);
-        assert_eq!(deal_out(&[], 4), Vec::<u16>::new());
+        // Each cluster its own region.
+        let own = |n: u32| (0..n).collect::<Vec<u32>>();
+        assert_eq!(
+            deal_out(&[5, 1, 1, 1, 1, 1], &own(6), 2),
+            [0, 1, 1, 1, 1, 1]
+        );
+        assert_eq!(deal_out(&[3, 3, 2, 2, 2], &own(5), 2), [0, 1, 0, 1, 0]);
+        assert_eq!(deal_out(&[1, 1, 1], &own(3), 1), [0, 0, 0]);
+        assert_eq!(deal_out(&[], &[], 4), Vec::<u16>::new());
         let w = [9, 7, 6, 5, 4, 3, 2, 1];
-        let dealt = deal_out(&w, 3);
+        let dealt = deal_out(&w, &own(8), 3);
         assert!(imbalance(&w, &dealt, 3) < 1.06, "{dealt:?}");
         assert!((imbalance(&[1, 1], &[0, 0], 2) - 2.0).abs() < 1e-12);
         assert!((imbalance(&[0, 0], &[0, 1], 2) - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn regions_stay_whole_unless_heavier_than_a_threads_share() {
+        // Region 0 (clusters 0-3) carries 60 % of the load: on 2 threads its clusters are
+        // dealt one by one; regions 1 and 2 stay whole.
+        let w = [20, 20, 10, 10, 15, 5, 10, 10];
+        let regions = [0, 0, 0, 0, 1, 1, 2, 2];
+        let dealt = deal_out(&w, &regions, 2);
+        assert_eq!(dealt[4], dealt[5]);
+        assert_eq!(dealt[6], dealt[7]);
+        assert_ne!(dealt[0], dealt[1]);
+        assert!(imbalance(&w, &dealt, 2) < 1.01, "{dealt:?}");
+        // Kept whole, the heavy region would hold one thread at 1.2 times the mean.
+        let whole = deal_out(&[60, 20, 20], &[0, 1, 2], 2);
+        assert!((imbalance(&[60, 20, 20], &whole, 2) - 1.2).abs() < 1e-12);
+        // On 4 threads (a share of 25) regions 1 and 2 (20 each) still stay whole; the best
+        // dealing of 20, 20, 20, 20, 10, 10 leaves two threads at 30.
+        let four = deal_out(&w, &regions, 4);
+        assert_eq!(four[4], four[5]);
+        assert_eq!(four[6], four[7]);
+        assert!((imbalance(&w, &four, 4) - 1.2).abs() < 1e-12, "{four:?}");
+        // One thread takes everything.
+        assert_eq!(deal_out(&w, &regions, 1), [0; 8]);
     }
 }

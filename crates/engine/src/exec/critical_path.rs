@@ -10,6 +10,7 @@
 //! any moment). Counting every event as one step assumes events cost the same: a bound on the
 //! shape of the run, not a forecast of wall time.
 
+use super::asynchronous::deal_out;
 use super::sequential::{run_observed, Observer};
 use crate::error::EngineError;
 use crate::event::{EventKey, LpId};
@@ -30,6 +31,8 @@ pub struct Dependencies {
     pub critical_path: u64,
     /// Events handled by each cluster of the run's partition, in cluster order.
     pub cluster_events: Vec<u64>,
+    /// The region of each cluster ([`crate::Partition`]).
+    pub cluster_regions: Vec<u32>,
     /// Events handled by the LP that handled the most.
     pub busiest_lp_events: u64,
 }
@@ -42,10 +45,17 @@ impl Dependencies {
     }
 
     /// The largest speed-up over one thread that `threads` threads can reach with the run's
-    /// clusters: events divided by the largest of the critical path, an even share of the
-    /// events, and the busiest cluster's events.
+    /// clusters dealt out as the asynchronous executor deals them by measured load (regions
+    /// whole unless heavier than a thread's share): events divided by the larger of the
+    /// critical path and the busiest thread's events.
     pub fn bound(&self, threads: usize) -> f64 {
-        let busiest = self.cluster_events.iter().copied().max().unwrap_or(0);
+        let threads = threads.max(1);
+        let owner = deal_out(&self.cluster_events, &self.cluster_regions, threads);
+        let mut load = vec![0u64; threads];
+        for (&events, &t) in self.cluster_events.iter().zip(&owner) {
+            load[usize::from(t)] += events;
+        }
+        let busiest = load.into_iter().max().unwrap_or(0);
         self.bound_with(threads, busiest)
     }
 
@@ -117,6 +127,7 @@ impl Executor for CriticalPath {
             events: segment.stats.events,
             critical_path: tracker.longest,
             cluster_events,
+            cluster_regions: channels.regions_of_clusters().to_vec(),
             busiest_lp_events: slots.iter().map(|s| s.handled).max().unwrap_or(0),
         };
         if let Ok(mut m) = self.measured.lock() {

@@ -113,10 +113,13 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         return Err(EngineError::ZeroLookahead);
     }
     let nlp = slots.len();
-    let nclusters = channels.clusters();
+    // This executor's clusters are the partition's regions: every one of them is visited
+    // each window, so splitting a pod into its routers would multiply that cost. Sends are
+    // still checked against the partition's clusters, as on every executor.
+    let nclusters = channels.regions();
 
     // Distribute LPs into clusters, remembering local indices.
-    let (lps, local_index) = deal_into_clusters(slots, &channels);
+    let (lps, local_index) = deal_into_clusters(slots, channels.region_of_lp, nclusters);
     let mut clusters: Vec<Cluster<L, P>> = lps
         .into_iter()
         .map(|lps| Cluster {
@@ -125,7 +128,7 @@ pub(crate) fn run<L: LogicalProcess, P: PendingSet<L::Event>>(
         })
         .collect();
     for ev in initial {
-        let c = channels.cluster_of(ev.dst) as usize;
+        let c = channels.region_of(ev.dst) as usize;
         clusters[c].pending.push(ev);
     }
     let first = clusters
@@ -314,9 +317,10 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 }
                 let mut now_due = false;
                 for out in &sent[first_new..] {
-                    match sh.channels.destination(me, my_cluster, t, out) {
+                    let fine = sh.channels.cluster_of(me);
+                    match sh.channels.destination(me, fine, t, out) {
                         Ok(dc) => {
-                            dests.push(dc);
+                            dests.push(sh.channels.region_of[dc as usize]);
                             now_due |= out.time() < window_end;
                         }
                         Err(error) => {

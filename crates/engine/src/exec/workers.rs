@@ -4,7 +4,6 @@
 use crate::error::EngineError;
 use crate::event::LpId;
 use crate::lp::{LogicalProcess, LpSlot};
-use crate::sim::Channels;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, MutexGuard};
 
@@ -41,14 +40,16 @@ impl<L: LogicalProcess> ClusterLps<L> {
     }
 }
 
-/// Moves every LP slot out of `slots` into its cluster; returns the clusters and each LP's
-/// local slot in its cluster.
+/// Moves every LP slot out of `slots` into its group (`group_of[lp]`, one of `groups`: the
+/// partition's clusters, or its regions); returns the groups and each LP's local slot in its
+/// group.
 pub(crate) fn deal_into_clusters<L: LogicalProcess>(
     slots: &mut Vec<LpSlot<L>>,
-    channels: &Channels<'_>,
+    group_of: &[u32],
+    groups: usize,
 ) -> (Vec<ClusterLps<L>>, Vec<u32>) {
     let mut local_index = vec![0u32; slots.len()];
-    let mut clusters: Vec<ClusterLps<L>> = (0..channels.clusters())
+    let mut clusters: Vec<ClusterLps<L>> = (0..groups)
         .map(|_| ClusterLps {
             slots: Vec::new(),
             members: Vec::new(),
@@ -56,7 +57,7 @@ pub(crate) fn deal_into_clusters<L: LogicalProcess>(
         })
         .collect();
     for (i, slot) in slots.drain(..).enumerate() {
-        let c = &mut clusters[channels.cluster_of[i] as usize];
+        let c = &mut clusters[group_of[i] as usize];
         local_index[i] = c.slots.len() as u32;
         c.slots.push(slot);
         c.members.push(i as u32);

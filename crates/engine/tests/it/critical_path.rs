@@ -86,6 +86,34 @@ fn independent_chains_give_one_step_per_event_of_a_chain() {
 }
 
 #[test]
+fn the_bound_follows_how_the_executor_deals_regions_out() {
+    // Two regions of two clusters: kept whole they load 2 threads 60 / 40; split, 50 / 50.
+    let d = Dependencies {
+        events: 100,
+        critical_path: 10,
+        cluster_events: vec![30, 30, 20, 20],
+        cluster_regions: vec![0, 0, 1, 1],
+        busiest_lp_events: 30,
+    };
+    assert_eq!(d.bound(2), 2.0);
+    // On 4 threads the busiest cluster, 30 events, sets the bound.
+    assert_eq!(d.bound(4), 100.0 / 30.0);
+    // One region of one cluster: one thread at a time whatever the count.
+    let one = Dependencies {
+        cluster_events: vec![100],
+        cluster_regions: vec![0],
+        ..d.clone()
+    };
+    assert_eq!(one.bound(8), 1.0);
+    // The critical path caps it all.
+    let chain = Dependencies {
+        critical_path: 80,
+        ..d
+    };
+    assert_eq!(chain.bound(2), 100.0 / 80.0);
+}
+
+#[test]
 fn a_fan_out_is_two_steps_and_one_lps_events_are_a_chain() {
     // One event sends to 7 LPs: 8 events in 2 steps.
     let d = measure(8, 1, &[(0, 0, Ev::Fan)]);

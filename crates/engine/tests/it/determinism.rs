@@ -93,6 +93,12 @@ fn partitionings() -> Vec<PartitionSpec> {
     vec![
         PartitionSpec::Contiguous { clusters: 16 },
         PartitionSpec::RoundRobin { clusters: 7 },
+        // One region of 160 LPs, heavier than a share of 2 threads, and three of 32, each
+        // split into clusters of 8 LPs.
+        PartitionSpec::Regions {
+            regions: (0..256u32).map(|lp| lp.saturating_sub(128) / 32).collect(),
+            splits: (0..256u32).map(|lp| Some(lp / 8)).collect(),
+        },
     ]
 }
 

@@ -76,8 +76,10 @@ fn count(per_job: &mut Vec<RouteCount>, job: u32, d: MessageRoute) {
 pub struct BbHost {
     /// Terminal id (also the server's storage endpoint).
     pub terminal: u32,
-    /// Cluster hint.
+    /// Cluster hint: the pod or group of its router.
     pub cluster: u32,
+    /// The router it hangs off (the split hint inside its cluster).
+    pub router: u32,
     nic: Nic<Payload>,
     /// The server model.
     pub server: BbServer,
@@ -98,14 +100,15 @@ impl BbHost {
     /// A host for `server` behind `nic`; `jobctl` are the job controllers.
     pub fn new(
         terminal: u32,
-        cluster: u32,
+        place: super::HostPlace,
         nic: Nic<Payload>,
         server: BbServer,
         jobctl: Vec<LpId>,
     ) -> Self {
         BbHost {
             terminal,
-            cluster,
+            cluster: place.cluster,
+            router: place.router,
             nic,
             server,
             actions: Vec::new(),
@@ -186,8 +189,10 @@ impl BbHost {
 pub struct IoHost {
     /// Terminal id (the I/O node's storage endpoint).
     pub terminal: u32,
-    /// Cluster hint.
+    /// Cluster hint: the pod or group of its router.
     pub cluster: u32,
+    /// The router it hangs off (the split hint inside its cluster).
+    pub router: u32,
     nic: Nic<Payload>,
     node: IoNode,
     out: Vec<(Endpoint, StorageMsg)>,
@@ -199,10 +204,11 @@ pub struct IoHost {
 
 impl IoHost {
     /// A host for the forwarding model `node` behind `nic`.
-    pub fn new(terminal: u32, cluster: u32, nic: Nic<Payload>, node: IoNode) -> Self {
+    pub fn new(terminal: u32, place: super::HostPlace, nic: Nic<Payload>, node: IoNode) -> Self {
         IoHost {
             terminal,
-            cluster,
+            cluster: place.cluster,
+            router: place.router,
             nic,
             node,
             out: Vec::new(),

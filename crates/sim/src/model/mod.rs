@@ -30,6 +30,27 @@ pub use node::{NodeLp, Target};
 pub use op_log::{OpLog, OpRecord, TargetTable};
 pub use resctl::ResCtl;
 
+/// Where a host LP (compute node, BB server, PFS I/O node) sits for partitioning: the pod or
+/// group of its router (its cluster hint) and the router itself (its split hint).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostPlace {
+    /// The router's pod, group or torus slab.
+    pub cluster: u32,
+    /// The router the host hangs off.
+    pub router: u32,
+}
+
+impl HostPlace {
+    /// The place of terminal `t` in `topo` (router 0 for a terminal the topology lacks, which
+    /// lowering rules out).
+    pub fn of(topo: &bbsim_topology::Topology, t: u32) -> Self {
+        HostPlace {
+            cluster: topo.terminal_cluster(t),
+            router: topo.router_of(t).unwrap_or(0),
+        }
+    }
+}
+
 /// Latency of job-control messages (barrier arrival and release, rank and job completion):
 /// the modelled cost of a barrier is two of these. Also the lookahead of those channels.
 pub const CTL_LATENCY: Time = US;
@@ -289,6 +310,18 @@ impl LogicalProcess for SimLp {
             SimLp::Job(j) => u32::MAX - 1 - j.job,
             SimLp::Res(r) => u32::MAX - 1 - r.alloc,
         })
+    }
+
+    /// Within a pod or group, each router with the hosts behind it is a cluster of its own,
+    /// so the pod holding the global burst-buffer servers can be spread over threads.
+    fn split_hint(&self) -> Option<u32> {
+        match self {
+            SimLp::Router(r) => Some(r.id()),
+            SimLp::Node(n) => Some(n.router),
+            SimLp::Bb(b) => Some(b.router),
+            SimLp::Io(i) => Some(i.router),
+            _ => None,
+        }
     }
 
     #[inline]

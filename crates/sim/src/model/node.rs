@@ -170,8 +170,10 @@ const DRAIN_TAG: u64 = 1 << 62;
 pub struct NodeLp {
     /// Terminal id (= compute node id).
     pub terminal: u32,
-    /// Cluster hint.
+    /// Cluster hint: the pod or group of its router.
     pub cluster: u32,
+    /// The router it hangs off (the split hint inside its cluster).
+    pub router: u32,
     nic: Nic<Payload>,
     shared: Arc<NodeShared>,
     /// Job running on this node.
@@ -231,7 +233,7 @@ impl NodeLp {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         terminal: u32,
-        cluster: u32,
+        place: super::HostPlace,
         nic: Nic<Payload>,
         shared: Arc<NodeShared>,
         job: Option<u32>,
@@ -247,7 +249,8 @@ impl NodeLp {
             .and_then(|f| f.cache);
         NodeLp {
             terminal,
-            cluster,
+            cluster: place.cluster,
+            router: place.router,
             nic,
             job,
             ranks: ranks
