@@ -31,10 +31,10 @@ pub trait LogicalProcess: Send {
     }
 
     /// A finer grouping inside the cluster hint's region (for example the router an LP belongs
-    /// to, or the router itself): LPs with the same cluster hint and split hint form one
-    /// cluster. An executor balancing threads by measured load keeps a region on one thread
-    /// unless it carries more than a thread's share of the events, and then deals its clusters
-    /// out separately ([`crate::Partition`]). `None` (the default) keeps the region whole.
+    /// to, or the router itself): under [`crate::PartitionSpec::Split`], LPs with the same
+    /// cluster hint and split hint form one cluster, and the asynchronous executor deals a
+    /// region's clusters out separately where that evens the threads ([`crate::Partition`]).
+    /// `None` (the default) keeps the region whole.
     fn split_hint(&self) -> Option<u32> {
         None
     }

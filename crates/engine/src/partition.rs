@@ -5,20 +5,23 @@
 //! lookahead) and how work spreads over threads.
 //!
 //! Clusters come in *regions*: the LPs' cluster hints (a fat-tree pod, a dragonfly group)
-//! name the region, and their split hints (a router with the hosts behind it) the cluster
-//! within it. An executor that balances threads by measured load deals a region out whole
-//! while it is lighter than one thread's share, so traffic inside a pod stays on one thread,
-//! and splits it into its clusters when it is heavier (the pod that holds the global
-//! burst-buffer servers). The windowed executor works on whole regions.
+//! name the region and, with [`PartitionSpec::Split`], their split hints (a router with the
+//! hosts behind it) the cluster within it. The asynchronous executor deals a region out whole
+//! unless splitting it into its clusters evens the threads' loads, so traffic inside a pod
+//! stays on one thread where it can (docs/engine.md). The windowed executor works on whole
+//! regions.
 
 /// How to group LPs into clusters.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum PartitionSpec {
-    /// Use the LPs' cluster hints as regions, split into clusters by their split hints, when
-    /// every LP gives a cluster hint; otherwise contiguous blocks ([`DEFAULT_CLUSTERS`] of
-    /// them, fewer if there are fewer LPs), each its own region.
+    /// Use the LPs' cluster hints when every LP gives one, each hinted region one cluster;
+    /// otherwise contiguous blocks ([`DEFAULT_CLUSTERS`] of them, fewer if there are fewer
+    /// LPs).
     #[default]
     Auto,
+    /// As [`PartitionSpec::Auto`], with each hinted region split into clusters by the LPs'
+    /// split hints.
+    Split,
     /// `clusters` contiguous blocks of LP ids of (nearly) equal size.
     Contiguous {
         /// Number of clusters.
@@ -119,11 +122,13 @@ impl Partition {
     pub fn resolve(spec: &PartitionSpec, hints: &[Option<u32>], splits: &[Option<u32>]) -> Self {
         let nlp = hints.len();
         match spec {
-            PartitionSpec::Auto => {
+            PartitionSpec::Auto | PartitionSpec::Split => {
                 if nlp > 0 && hints.iter().all(Option::is_some) {
                     let ids: Vec<u32> = hints.iter().map(|h| h.unwrap_or(0)).collect();
-                    let splits: Vec<Option<u32>> =
-                        (0..nlp).map(|i| splits.get(i).copied().flatten()).collect();
+                    let split = *spec == PartitionSpec::Split;
+                    let splits: Vec<Option<u32>> = (0..nlp)
+                        .map(|i| splits.get(i).copied().flatten().filter(|_| split))
+                        .collect();
                     Self::split_regions(&ids, &splits)
                 } else {
                     Self::contiguous(nlp, DEFAULT_CLUSTERS)
@@ -215,7 +220,10 @@ mod tests {
         // without a split hint.
         let hints = [Some(7), Some(7), Some(7), Some(7), Some(3), Some(3)];
         let splits = [Some(1), Some(2), Some(1), Some(2), Some(4), None];
-        let p = Partition::resolve(&PartitionSpec::Auto, &hints, &splits);
+        let whole = Partition::resolve(&PartitionSpec::Auto, &hints, &splits);
+        assert_eq!(whole.assignment(), &[0, 0, 0, 0, 1, 1]);
+        assert_eq!(whole.regions(), 2);
+        let p = Partition::resolve(&PartitionSpec::Split, &hints, &splits);
         assert_eq!(p.assignment(), &[0, 1, 0, 1, 2, 3]);
         assert_eq!(p.clusters(), 4);
         assert_eq!(p.regions(), 2);

@@ -16,7 +16,7 @@ use crate::model::{
     IO, NODE, PFS, ROUTER,
 };
 use crate::scenario::{Placement, Scenario};
-use bbsim_engine::{LookaheadTable, LpId, PartitionSpec, SimConfig, Simulation, Time};
+use bbsim_engine::{LookaheadTable, LpId, SimConfig, Simulation, Time};
 use bbsim_storage::client_gate::FsClients;
 use bbsim_storage::placement::Layout;
 use bbsim_storage::{BbServer, Endpoint, IoNode, PfsBackend, Ssd};
@@ -429,7 +429,7 @@ pub fn assemble(s: &Scenario, d: &Design) -> (Simulation<SimLp>, Placed) {
         SimConfig {
             seed: s.simulation.seed,
             end_time: end,
-            partition: PartitionSpec::Auto,
+            partition: s.simulation.partition.spec(),
         },
     );
     let placed = Placed {
@@ -586,9 +586,13 @@ mod tests {
 
     #[test]
     fn each_router_and_the_hosts_behind_it_are_a_cluster_of_their_pod() {
-        // The Summit-like global placement: 270 BB servers in one pod of a k=36 fat-tree.
-        let (sim, _) = load("summit-global.toml", &[]).build();
+        // The Summit-like global placement: 270 BB servers in one pod of a k=36 fat-tree. By
+        // default each pod is one cluster.
+        let (whole, _) = load("summit-global.toml", &[]).build();
+        assert_eq!(whole.partition().clusters(), whole.partition().regions());
+        let (sim, _) = load("summit-global.toml", &["simulation.partition=routers"]).build();
         let p = sim.partition();
+        assert_eq!(p.regions(), whole.partition().regions());
         let mut router_of_cluster = vec![None; p.clusters()];
         let mut routers = 0;
         for (i, lp) in sim.lps().enumerate() {

@@ -26,6 +26,7 @@
 //! `s + L` ([`super::stop_end`]); a lookahead error reports the failure with the smallest event
 //! key, after every thread has handled its events below that key.
 
+use super::adaptive::DENSE_WINDOW_EVENTS;
 use super::barrier::{SpinBarrier, WindowReduction, FLAG_CANCEL};
 use super::core_wait::CoreWaitMeter;
 use super::workers::{
@@ -163,6 +164,10 @@ struct Shared<'a, L: LogicalProcess> {
     load: Vec<AtomicU64>,
     /// The loads the last look judged by.
     last_loads: Vec<AtomicU64>,
+    /// Per thread: the windows of its own events it had seen at its last sync, and at the
+    /// last look that judged the loads.
+    windows_seen: Vec<AtomicU64>,
+    windows_judged: Vec<AtomicU64>,
     /// Time of the earliest stop request (`Time::MAX`: none).
     stop_at: AtomicU64,
     /// The failure with the smallest key so far, and its time for a cheap look.
@@ -226,8 +231,13 @@ const SPLIT_GAIN: f64 = 0.01;
 /// over every dealing with fewer splits. Each dealing goes heaviest first, each region or
 /// cluster to the thread with the least weight so far (ties to the lower thread, and between
 /// equal weights to the lower cluster). `region_of` gives each cluster's region. Returns each
-/// cluster's thread.
-pub(crate) fn deal_out(weights: &[u64], region_of: &[u32], threads: usize) -> Vec<u16> {
+/// cluster's thread. With `may_split` false every region is dealt whole.
+pub(crate) fn deal_out(
+    weights: &[u64],
+    region_of: &[u32],
+    threads: usize,
+    may_split: bool,
+) -> Vec<u16> {
     let threads = threads.max(1);
     if threads == 1 {
         return vec![0; weights.len()];
@@ -244,7 +254,12 @@ pub(crate) fn deal_out(weights: &[u64], region_of: &[u32], threads: usize) -> Ve
     let mut split = vec![false; nregions];
     let mut best = deal_split(weights, &members, &region_weight, &split, threads);
     let mut best_imbalance = imbalance(weights, &best, threads);
-    for &r in heaviest.iter().take(SPLITS_PER_THREAD * threads) {
+    let splits = if may_split {
+        SPLITS_PER_THREAD * threads
+    } else {
+        0
+    };
+    for &r in heaviest.iter().take(splits) {
         split[r] = true;
         let dealt = deal_split(weights, &members, &region_weight, &split, threads);
         let now = imbalance(weights, &dealt, threads);
@@ -336,10 +351,13 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
     // A thread that owns no LP would only relay clocks.
     let threads = threads.min(lps.iter().filter(|c| !c.slots.is_empty()).count().max(1));
     let owner = match weights.filter(|w| w.len() == nclusters && w.iter().any(|&x| x > 0)) {
-        Some(w) => deal_out(w, channels.region_of, threads),
+        // Measured loads come from a stretch dense enough for threads (the adaptive
+        // executor hands over only then), so regions may be split by them; LP counts say
+        // nothing about density, so regions stay whole until a stretch has been measured.
+        Some(w) => deal_out(w, channels.region_of, threads, true),
         None => {
             let sizes: Vec<u64> = lps.iter().map(|c| c.slots.len() as u64).collect();
-            deal_out(&sizes, channels.region_of, threads)
+            deal_out(&sizes, channels.region_of, threads, false)
         }
     };
     let mut firsts: Vec<Vec<Event<L::Event>>> = (0..threads).map(|_| Vec::new()).collect();
@@ -376,6 +394,8 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         owner: Mutex::new(owner),
         load: (0..nclusters).map(|_| AtomicU64::new(0)).collect(),
         last_loads: (0..nclusters).map(|_| AtomicU64::new(0)).collect(),
+        windows_seen: (0..threads).map(|_| AtomicU64::new(0)).collect(),
+        windows_judged: (0..threads).map(|_| AtomicU64::new(0)).collect(),
         stop_at: AtomicU64::new(Time::MAX),
         failure: Mutex::new(None),
         fail_time: AtomicU64::new(Time::MAX),
@@ -698,6 +718,7 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
             sh.windows
                 .store(self.stats.cluster_windows, Ordering::Relaxed);
         }
+        sh.windows_seen[self.me].store(self.stats.cluster_windows, Ordering::Relaxed);
         for (c, n) in self.counts.iter_mut().enumerate() {
             if *n > 0 {
                 sh.load[c].fetch_add(*n, Ordering::Relaxed);
@@ -837,20 +858,40 @@ fn below_failure<L: LogicalProcess>(sh: &Shared<'_, L>, key: EventKey) -> bool {
 }
 
 /// Inside a sync, with every thread waiting: deals the clusters out again by the events each
-/// handled since the last look, if that evens the threads' loads enough to pay.
+/// handled since the last look, if that evens the threads' loads enough to pay. Regions are
+/// split only when the stretch averaged at least [`DENSE_WINDOW_EVENTS`] events per lookahead
+/// window: where threads wait on each other about once a window, clusters of one region on
+/// different threads wait on each other at nearly every event, which costs more than the
+/// balance gains. (Even so, cori-ior, sparse overall but with dense bursts, ran 1.6-2.3 times
+/// slower on 2 threads with its regions split: docs/performance.md, "Threads".)
 fn rebalance<L: LogicalProcess>(sh: &Shared<'_, L>, threads: usize) {
     let loads: Vec<u64> = sh
         .load
         .iter()
         .map(|l| l.swap(0, Ordering::Relaxed))
         .collect();
-    if threads < 2 || loads.iter().sum::<u64>() < REBALANCE_MIN_EVENTS {
+    let events: u64 = loads.iter().sum();
+    if threads < 2 || events < REBALANCE_MIN_EVENTS {
         // Too little to judge by: keep counting.
         for (l, n) in sh.load.iter().zip(&loads) {
             l.fetch_add(*n, Ordering::Relaxed);
         }
         return;
     }
+    // The run's windows in the stretch: at least those of the thread that saw the most (a
+    // thread that sat idle saw few, and judging by its count alone would find a sparse
+    // stretch dense).
+    let windows = sh
+        .windows_seen
+        .iter()
+        .zip(&sh.windows_judged)
+        .map(|(seen, judged)| {
+            let now = seen.load(Ordering::Relaxed);
+            now.saturating_sub(judged.swap(now, Ordering::Relaxed))
+        })
+        .max()
+        .unwrap_or(0);
+    let dense = events as f64 >= DENSE_WINDOW_EVENTS * windows.max(1) as f64;
     for (last, n) in sh.last_loads.iter().zip(&loads) {
         last.store(*n, Ordering::Relaxed);
     }
@@ -859,7 +900,7 @@ fn rebalance<L: LogicalProcess>(sh: &Shared<'_, L>, threads: usize) {
     }
     let mut owner = lock(&sh.owner);
     let now = imbalance(&loads, &owner, threads);
-    let dealt = deal_out(&loads, sh.channels.region_of, threads);
+    let dealt = deal_out(&loads, sh.channels.region_of, threads, dense);
     if imbalance(&loads, &dealt, threads) + REBALANCE_GAIN < now {
         *owner = dealt;
         sh.moved.store(true, Ordering::Release);
@@ -1042,14 +1083,17 @@ mod tests {
         // Each cluster its own region.
         let own = |n: u32| (0..n).collect::<Vec<u32>>();
         assert_eq!(
-            deal_out(&[5, 1, 1, 1, 1, 1], &own(6), 2),
+            deal_out(&[5, 1, 1, 1, 1, 1], &own(6), 2, true),
             [0, 1, 1, 1, 1, 1]
         );
-        assert_eq!(deal_out(&[3, 3, 2, 2, 2], &own(5), 2), [0, 1, 0, 1, 0]);
-        assert_eq!(deal_out(&[1, 1, 1], &own(3), 1), [0, 0, 0]);
-        assert_eq!(deal_out(&[], &[], 4), Vec::<u16>::new());
+        assert_eq!(
+            deal_out(&[3, 3, 2, 2, 2], &own(5), 2, true),
+            [0, 1, 0, 1, 0]
+        );
+        assert_eq!(deal_out(&[1, 1, 1], &own(3), 1, true), [0, 0, 0]);
+        assert_eq!(deal_out(&[], &[], 4, true), Vec::<u16>::new());
         let w = [9, 7, 6, 5, 4, 3, 2, 1];
-        let dealt = deal_out(&w, &own(8), 3);
+        let dealt = deal_out(&w, &own(8), 3, true);
         assert!(imbalance(&w, &dealt, 3) < 1.06, "{dealt:?}");
         assert!((imbalance(&[1, 1], &[0, 0], 2) - 2.0).abs() < 1e-12);
         assert!((imbalance(&[0, 0], &[0, 1], 2) - 1.0).abs() < 1e-12);
@@ -1061,21 +1105,25 @@ mod tests {
         // dealt one by one; regions 1 and 2 stay whole.
         let w = [20, 20, 10, 10, 15, 5, 10, 10];
         let regions = [0, 0, 0, 0, 1, 1, 2, 2];
-        let dealt = deal_out(&w, &regions, 2);
+        let dealt = deal_out(&w, &regions, 2, true);
         assert_eq!(dealt[4], dealt[5]);
         assert_eq!(dealt[6], dealt[7]);
         assert_ne!(dealt[0], dealt[1]);
         assert!(imbalance(&w, &dealt, 2) < 1.01, "{dealt:?}");
         // Kept whole, the heavy region would hold one thread at 1.2 times the mean.
-        let whole = deal_out(&[60, 20, 20], &[0, 1, 2], 2);
+        let whole = deal_out(&[60, 20, 20], &[0, 1, 2], 2, true);
         assert!((imbalance(&[60, 20, 20], &whole, 2) - 1.2).abs() < 1e-12);
         // On 4 threads (a share of 25) regions 1 and 2 (20 each) still stay whole; the best
         // dealing of 20, 20, 20, 20, 10, 10 leaves two threads at 30.
-        let four = deal_out(&w, &regions, 4);
+        let four = deal_out(&w, &regions, 4, true);
         assert_eq!(four[4], four[5]);
         assert_eq!(four[6], four[7]);
         assert!((imbalance(&w, &four, 4) - 1.2).abs() < 1e-12, "{four:?}");
         // One thread takes everything.
-        assert_eq!(deal_out(&w, &regions, 1), [0; 8]);
+        assert_eq!(deal_out(&w, &regions, 1, true), [0; 8]);
+        // Not allowed to split, region 0 stays whole: one thread carries 60.
+        let whole = deal_out(&w, &regions, 2, false);
+        assert!(whole[..4].iter().all(|&t| t == whole[0]), "{whole:?}");
+        assert!((imbalance(&w, &whole, 2) - 1.2).abs() < 1e-12);
     }
 }

@@ -50,7 +50,7 @@ impl Dependencies {
     /// critical path and the busiest thread's events.
     pub fn bound(&self, threads: usize) -> f64 {
         let threads = threads.max(1);
-        let owner = deal_out(&self.cluster_events, &self.cluster_regions, threads);
+        let owner = deal_out(&self.cluster_events, &self.cluster_regions, threads, true);
         let mut load = vec![0u64; threads];
         for (&events, &t) in self.cluster_events.iter().zip(&owner) {
             load[usize::from(t)] += events;

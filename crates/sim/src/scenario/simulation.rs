@@ -34,6 +34,38 @@ pub struct SimulationSection {
     /// A coarser model for speed: docs/architecture.md, "Transfer trains".
     #[serde(default = "one_u32")]
     pub train_ops: u32,
+    /// How the machine is cut into the clusters that threads own: `"regions"` (the default:
+    /// each fat-tree pod, dragonfly group or torus slab whole) or `"routers"` (each router
+    /// with the hosts behind it, so a region heavier than a thread's share, such as the pod of
+    /// the global BB servers, can be spread over threads). Results are identical either way.
+    #[serde(default, skip_serializing_if = "PartitionChoice::is_regions")]
+    pub partition: PartitionChoice,
+}
+
+/// `simulation.partition`: the clusters that threads own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PartitionChoice {
+    /// Each pod, group or torus slab is one cluster.
+    #[default]
+    Regions,
+    /// Each router with its hosts is a cluster; a region is dealt out whole unless splitting
+    /// it into its routers evens the threads in a stretch dense enough for threads.
+    Routers,
+}
+
+impl PartitionChoice {
+    fn is_regions(&self) -> bool {
+        *self == PartitionChoice::Regions
+    }
+
+    /// The engine's partition for this choice.
+    pub fn spec(self) -> bbsim_engine::PartitionSpec {
+        match self {
+            PartitionChoice::Regions => bbsim_engine::PartitionSpec::Auto,
+            PartitionChoice::Routers => bbsim_engine::PartitionSpec::Split,
+        }
+    }
 }
 
 fn default_packet() -> Bytes {
@@ -49,6 +81,7 @@ impl Default for SimulationSection {
             packet_size: default_packet(),
             unit_size: None,
             train_ops: 1,
+            partition: PartitionChoice::Regions,
         }
     }
 }

@@ -127,3 +127,47 @@ fn global_servers_default_to_the_free_routers() {
     assert_eq!(e.key.as_deref(), Some("burst_buffer.servers"), "{e}");
     assert!(e.message.contains("lower network.nodes"), "{e}");
 }
+
+#[test]
+fn router_clusters_give_the_same_outputs_on_one_to_four_threads() {
+    // Each router with its hosts a cluster: sends are checked at router boundaries and
+    // the asynchronous executor may spread a pod over threads; results stay the default's
+    // (all but the scenario's echo, which names the setting, the digest over it, and the run's
+    // own figures).
+    let default = run(
+        &load(&scenario("quickstart.toml"), &small_quickstart(&[])),
+        1,
+    );
+    let routers = load(
+        &scenario("quickstart.toml"),
+        &small_quickstart(&["simulation.partition=routers"]),
+    );
+    let reference = run(&routers, 1);
+    let results = |r: &bbsim_sim::output::Rendered| {
+        let mut s = summary(r);
+        let o = s.as_object_mut().expect("summary is an object");
+        o.remove("run");
+        o.remove("scenario");
+        // The digest covers the resolved scenario too.
+        o.remove("results_digest");
+        let files: Vec<(String, Vec<u8>)> = r
+            .files
+            .iter()
+            .filter(|(n, _)| !matches!(*n, "summary.json" | "scenario.resolved.toml"))
+            .map(|(n, b)| (n.to_string(), b.to_vec()))
+            .collect();
+        (s, files)
+    };
+    assert!(
+        results(&reference) == results(&default),
+        "routers change results"
+    );
+    for t in 2..=4 {
+        let r = run(&routers, t);
+        assert_eq!(r.digest, reference.digest, "digest at {t} threads");
+        assert!(
+            summary(&r)["run"]["clusters"].as_u64() > Some(60),
+            "router clusters"
+        );
+    }
+}
