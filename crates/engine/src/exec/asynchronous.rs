@@ -862,8 +862,8 @@ fn below_failure<L: LogicalProcess>(sh: &Shared<'_, L>, key: EventKey) -> bool {
 /// split only when the stretch averaged at least [`DENSE_WINDOW_EVENTS`] events per lookahead
 /// window: where threads wait on each other about once a window, clusters of one region on
 /// different threads wait on each other at nearly every event, which costs more than the
-/// balance gains. (Even so, cori-ior, sparse overall but with dense bursts, ran 1.6-2.3 times
-/// slower on 2 threads with its regions split: docs/performance.md, "Threads".)
+/// balance gains. (Even so, cori-ior, sparse overall but with dense bursts, took 1.3-2.4
+/// times as long on 2 threads with its regions split: docs/performance.md, "Threads".)
 fn rebalance<L: LogicalProcess>(sh: &Shared<'_, L>, threads: usize) {
     let loads: Vec<u64> = sh
         .load
