@@ -35,7 +35,7 @@ pub enum PartitionSpec {
     /// An explicit cluster id for every LP (ids are compacted to `0..n`).
     Explicit(Vec<u32>),
     /// An explicit region for every LP, split into clusters by an explicit split id (as the
-    /// LPs' hints do under [`PartitionSpec::Auto`]).
+    /// LPs' hints do under [`PartitionSpec::Split`]).
     Regions {
         /// The region of every LP.
         regions: Vec<u32>,
@@ -95,14 +95,15 @@ impl Partition {
     }
 
     /// Regions split into clusters: LP `i` is in region `regions[i]` and, within it, in the
-    /// cluster of the LPs with the same `splits[i]` (`None` is a cluster of its own kind, the
-    /// region's LPs without a split hint). Ids are renumbered densely in order of first use.
+    /// cluster of the LPs with the same `splits[i]` (`None`, or no entry, is a cluster of its
+    /// own kind: the region's LPs without a split hint). Ids are renumbered densely in order of
+    /// first use.
     pub fn split_regions(regions: &[u32], splits: &[Option<u32>]) -> Self {
         let (region_of_lp, nregions) = dense(regions.iter().copied());
-        let keys = regions
-            .iter()
-            .zip(splits)
-            .map(|(&r, s)| (r, s.map_or(0, |s| u64::from(s) + 1)));
+        let keys = regions.iter().enumerate().map(|(i, &r)| {
+            let split = splits.get(i).copied().flatten();
+            (r, split.map_or(0, |s| u64::from(s) + 1))
+        });
         let (cluster_of, clusters) = dense(keys);
         let mut region_of = vec![0u32; clusters];
         for (&c, &r) in cluster_of.iter().zip(&region_of_lp) {
@@ -126,10 +127,7 @@ impl Partition {
                 if nlp > 0 && hints.iter().all(Option::is_some) {
                     let ids: Vec<u32> = hints.iter().map(|h| h.unwrap_or(0)).collect();
                     let split = *spec == PartitionSpec::Split;
-                    let splits: Vec<Option<u32>> = (0..nlp)
-                        .map(|i| splits.get(i).copied().flatten().filter(|_| split))
-                        .collect();
-                    Self::split_regions(&ids, &splits)
+                    Self::split_regions(&ids, if split { splits } else { &[] })
                 } else {
                     Self::contiguous(nlp, DEFAULT_CLUSTERS)
                 }
@@ -233,5 +231,9 @@ mod tests {
         let q = Partition::split_regions(&[1, 2], &[Some(9), Some(9)]);
         assert_eq!(q.clusters(), 2);
         assert_eq!(q.regions_of_clusters(), &[0, 1]);
+        // Missing split ids count as none: every LP still has a cluster.
+        let short = Partition::split_regions(&[1, 1, 1], &[Some(4)]);
+        assert_eq!(short.assignment(), &[0, 1, 1]);
+        assert_eq!(short.regions(), 1);
     }
 }

@@ -45,9 +45,9 @@ impl Dependencies {
     }
 
     /// The largest speed-up over one thread that `threads` threads can reach with the run's
-    /// clusters dealt out as the asynchronous executor deals them by measured load (regions
-    /// whole unless heavier than a thread's share): events divided by the larger of the
-    /// critical path and the busiest thread's events.
+    /// clusters dealt out as the asynchronous executor deals them by measured load in a dense
+    /// stretch (regions whole unless splitting them evens the threads): events divided by the
+    /// larger of the critical path and the busiest thread's events.
     pub fn bound(&self, threads: usize) -> f64 {
         let threads = threads.max(1);
         let owner = deal_out(&self.cluster_events, &self.cluster_regions, threads, true);
