@@ -610,9 +610,9 @@ mod tests {
         let mut bb_regions = std::collections::BTreeSet::new();
         for (i, lp) in sim.lps().enumerate() {
             let (router, pod) = match lp {
-                SimLp::Node(n) => (n.router, n.cluster),
-                SimLp::Bb(b) => (b.router, b.cluster),
-                SimLp::Io(h) => (h.router, h.cluster),
+                SimLp::Node(n) => (n.place.router, n.place.cluster),
+                SimLp::Bb(b) => (b.place.router, b.place.cluster),
+                SimLp::Io(h) => (h.place.router, h.place.cluster),
                 _ => continue,
             };
             let c = p.assignment()[i] as usize;

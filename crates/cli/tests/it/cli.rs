@@ -714,6 +714,15 @@ fn bad_input_is_a_clear_error_naming_file_line_and_key() {
         ),
         (
             data("tiny-fattree.toml"),
+            vec!["--set", "simulation.partition=pods"],
+            vec![
+                "`simulation.partition`",
+                "unknown value `pods`",
+                "`regions`, `routers`",
+            ],
+        ),
+        (
+            data("tiny-fattree.toml"),
             vec!["--set", "cost.years=-1"],
             vec!["`cost.years`", ">= 0"],
         ),

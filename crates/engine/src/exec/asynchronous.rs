@@ -164,8 +164,8 @@ struct Shared<'a, L: LogicalProcess> {
     load: Vec<AtomicU64>,
     /// The loads the last look judged by.
     last_loads: Vec<AtomicU64>,
-    /// Per thread: the windows of its own events it had seen at its last sync, and at the
-    /// last look that judged the loads.
+    /// Per thread: the windows of its own events it had seen at its last sync (thread 0's
+    /// are `until`'s count), and at the last look that judged the loads.
     windows_seen: Vec<AtomicU64>,
     windows_judged: Vec<AtomicU64>,
     /// Time of the earliest stop request (`Time::MAX`: none).
@@ -173,8 +173,6 @@ struct Shared<'a, L: LogicalProcess> {
     /// The failure with the smallest key so far, and its time for a cheap look.
     failure: Mutex<Option<Failure>>,
     fail_time: AtomicU64,
-    /// Windows of thread 0's events so far (for `until`).
-    windows: AtomicU64,
     /// Per thread: its wait for a core since the segment began, in ns, as of its last sync
     /// (`u64::MAX`: not reported); read by `until`.
     core_wait: Vec<AtomicU64>,
@@ -399,7 +397,6 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         stop_at: AtomicU64::new(Time::MAX),
         failure: Mutex::new(None),
         fail_time: AtomicU64::new(Time::MAX),
-        windows: AtomicU64::new(0),
         core_wait: (0..threads).map(|_| AtomicU64::new(u64::MAX)).collect(),
         sleepers: CachePadded::new(AtomicUsize::new(0)),
         nap: Mutex::new(()),
@@ -714,10 +711,6 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
                 Ordering::Relaxed,
             );
         }
-        if self.me == 0 {
-            sh.windows
-                .store(self.stats.cluster_windows, Ordering::Relaxed);
-        }
         sh.windows_seen[self.me].store(self.stats.cluster_windows, Ordering::Relaxed);
         for (c, n) in self.counts.iter_mut().enumerate() {
             if *n > 0 {
@@ -768,7 +761,8 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
                     flags,
                 },
                 || {
-                    let windows = sh.windows.load(Ordering::Relaxed);
+                    // Thread 0's windows, as the adaptive executor has always counted them.
+                    let windows = sh.windows_seen[0].load(Ordering::Relaxed);
                     if let Some(until) = sh.until {
                         let tally = Tally {
                             windows,
@@ -1056,9 +1050,6 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         }
     };
     w.report(sh);
-    if me == 0 {
-        sh.windows.store(w.stats.cluster_windows, Ordering::Relaxed);
-    }
     w.stats.core_wait = w.core_meter.so_far().unwrap_or_default();
     let mut left = Vec::new();
     if decision == Decision::HandOver {

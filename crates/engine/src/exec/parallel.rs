@@ -316,8 +316,10 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                     sh.stop_at.fetch_min(t, Ordering::AcqRel);
                 }
                 let mut now_due = false;
+                // The handling LP's cluster in the partition (this executor's cluster is its
+                // region), looked up once for all its sends.
+                let fine = sh.channels.cluster_of(me);
                 for out in &sent[first_new..] {
-                    let fine = sh.channels.cluster_of(me);
                     match sh.channels.destination(me, fine, t, out) {
                         Ok(dc) => {
                             dests.push(sh.channels.region_of[dc as usize]);

@@ -76,10 +76,8 @@ fn count(per_job: &mut Vec<RouteCount>, job: u32, d: MessageRoute) {
 pub struct BbHost {
     /// Terminal id (also the server's storage endpoint).
     pub terminal: u32,
-    /// Cluster hint: the pod or group of its router.
-    pub cluster: u32,
-    /// The router it hangs off (the split hint inside its cluster).
-    pub router: u32,
+    /// Its router's pod or group and the router (its cluster and split hints).
+    pub place: super::HostPlace,
     nic: Nic<Payload>,
     /// The server model.
     pub server: BbServer,
@@ -107,8 +105,7 @@ impl BbHost {
     ) -> Self {
         BbHost {
             terminal,
-            cluster: place.cluster,
-            router: place.router,
+            place,
             nic,
             server,
             actions: Vec::new(),
@@ -189,10 +186,8 @@ impl BbHost {
 pub struct IoHost {
     /// Terminal id (the I/O node's storage endpoint).
     pub terminal: u32,
-    /// Cluster hint: the pod or group of its router.
-    pub cluster: u32,
-    /// The router it hangs off (the split hint inside its cluster).
-    pub router: u32,
+    /// Its router's pod or group and the router (its cluster and split hints).
+    pub place: super::HostPlace,
     nic: Nic<Payload>,
     node: IoNode,
     out: Vec<(Endpoint, StorageMsg)>,
@@ -207,8 +202,7 @@ impl IoHost {
     pub fn new(terminal: u32, place: super::HostPlace, nic: Nic<Payload>, node: IoNode) -> Self {
         IoHost {
             terminal,
-            cluster: place.cluster,
-            router: place.router,
+            place,
             nic,
             node,
             out: Vec::new(),

@@ -303,9 +303,9 @@ impl LogicalProcess for SimLp {
         Some(match self {
             SimLp::Router(r) => r.cluster_hint(),
             SimLp::Fabric(_) | SimLp::Flows(_) => 0,
-            SimLp::Node(n) => n.cluster,
-            SimLp::Bb(b) => b.cluster,
-            SimLp::Io(i) => i.cluster,
+            SimLp::Node(n) => n.place.cluster,
+            SimLp::Bb(b) => b.place.cluster,
+            SimLp::Io(i) => i.place.cluster,
             SimLp::Pfs(_) => u32::MAX,
             SimLp::Job(j) => u32::MAX - 1 - j.job,
             SimLp::Res(r) => u32::MAX - 1 - r.alloc,
@@ -317,9 +317,9 @@ impl LogicalProcess for SimLp {
     fn split_hint(&self) -> Option<u32> {
         match self {
             SimLp::Router(r) => Some(r.id()),
-            SimLp::Node(n) => Some(n.router),
-            SimLp::Bb(b) => Some(b.router),
-            SimLp::Io(i) => Some(i.router),
+            SimLp::Node(n) => Some(n.place.router),
+            SimLp::Bb(b) => Some(b.place.router),
+            SimLp::Io(i) => Some(i.place.router),
             _ => None,
         }
     }

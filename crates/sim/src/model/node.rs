@@ -170,10 +170,8 @@ const DRAIN_TAG: u64 = 1 << 62;
 pub struct NodeLp {
     /// Terminal id (= compute node id).
     pub terminal: u32,
-    /// Cluster hint: the pod or group of its router.
-    pub cluster: u32,
-    /// The router it hangs off (the split hint inside its cluster).
-    pub router: u32,
+    /// Its router's pod or group and the router (its cluster and split hints).
+    pub place: super::HostPlace,
     nic: Nic<Payload>,
     shared: Arc<NodeShared>,
     /// Job running on this node.
@@ -249,8 +247,7 @@ impl NodeLp {
             .and_then(|f| f.cache);
         NodeLp {
             terminal,
-            cluster: place.cluster,
-            router: place.router,
+            place,
             nic,
             job,
             ranks: ranks
