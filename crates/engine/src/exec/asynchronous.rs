@@ -51,6 +51,13 @@ pub const HOUSEKEEPING: Duration = Duration::from_millis(20);
 /// Events handled since the last look below which the clusters are not dealt out again.
 const REBALANCE_MIN_EVENTS: u64 = 100_000;
 
+/// Events a thread handles before it adds its events per cluster to the run's loads, at its
+/// next sync. Sparse runs sync about once per idle stretch (cori-ior: 1.6 M times for 4.3 M
+/// events), and adding a count per cluster at every sync cost more than the events when
+/// regions were split into hundreds of clusters; a look at the loads misses at most this
+/// many of each thread's events, which the next look counts.
+const FLUSH_EVENTS: u64 = 4096;
+
 /// How much the busiest thread's share must shrink (as a fraction of the mean load) for the
 /// clusters to be dealt out again: moving a cluster costs its LPs' cache lines.
 const REBALANCE_GAIN: f64 = 0.05;
@@ -162,10 +169,12 @@ struct Shared<'a, L: LogicalProcess> {
     owner: Mutex<Vec<u16>>,
     /// Events per cluster since the last look, added up at syncs.
     load: Vec<AtomicU64>,
+    /// Their sum, so that a sync with too few events to judge by reads one number.
+    load_events: CachePadded<AtomicU64>,
     /// The loads the last look judged by.
     last_loads: Vec<AtomicU64>,
-    /// Per thread: the windows of its own events it had seen at its last sync (thread 0's
-    /// are `until`'s count), and at the last look that judged the loads.
+    /// Per thread: the windows of its own events it had seen at its last sync (the most of
+    /// them is `until`'s count), and at the last look that judged the loads.
     windows_seen: Vec<AtomicU64>,
     windows_judged: Vec<AtomicU64>,
     /// Time of the earliest stop request (`Time::MAX`: none).
@@ -391,6 +400,7 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         moved: AtomicBool::new(false),
         owner: Mutex::new(owner),
         load: (0..nclusters).map(|_| AtomicU64::new(0)).collect(),
+        load_events: CachePadded::new(AtomicU64::new(0)),
         last_loads: (0..nclusters).map(|_| AtomicU64::new(0)).collect(),
         windows_seen: (0..threads).map(|_| AtomicU64::new(0)).collect(),
         windows_judged: (0..threads).map(|_| AtomicU64::new(0)).collect(),
@@ -512,8 +522,10 @@ struct Worker<'s, L: LogicalProcess, P> {
     pending: P,
     /// Events for each other thread, handed over after each batch.
     outboxes: Vec<Vec<Event<L::Event>>>,
-    /// Events handled per cluster since the last sync.
+    /// Events handled per cluster since they were last added to the run's loads.
     counts: Vec<u64>,
+    /// Their sum.
+    uncounted: u64,
     /// The clock this thread last published.
     clock: Time,
     /// The end of the current window of this thread's events: a window opens at its first
@@ -694,7 +706,20 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
             self.report(sh);
         }
         self.stats.events += handled;
+        self.uncounted += handled;
         handled
+    }
+
+    /// Adds the events handled per cluster since the last call to the run's loads.
+    fn add_loads(&mut self, sh: &Shared<'_, L>) {
+        for (c, n) in self.counts.iter_mut().enumerate() {
+            if *n > 0 {
+                sh.load[c].fetch_add(*n, Ordering::Relaxed);
+                *n = 0;
+            }
+        }
+        sh.load_events.fetch_add(self.uncounted, Ordering::Relaxed);
+        self.uncounted = 0;
     }
 
     /// Meets every other thread with nothing in flight; returns what to do next.
@@ -712,11 +737,8 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
             );
         }
         sh.windows_seen[self.me].store(self.stats.cluster_windows, Ordering::Relaxed);
-        for (c, n) in self.counts.iter_mut().enumerate() {
-            if *n > 0 {
-                sh.load[c].fetch_add(*n, Ordering::Relaxed);
-                *n = 0;
-            }
+        if self.uncounted >= FLUSH_EVENTS {
+            self.add_loads(sh);
         }
         let quiet = WindowReduction {
             min_time: Time::MAX,
@@ -761,8 +783,15 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
                     flags,
                 },
                 || {
-                    // Thread 0's windows, as the adaptive executor has always counted them.
-                    let windows = sh.windows_seen[0].load(Ordering::Relaxed);
+                    // The run's windows: at least those of the thread that saw the most. A
+                    // thread that sat idle saw few, and counting only its windows would find a
+                    // sparse stretch dense.
+                    let windows = sh
+                        .windows_seen
+                        .iter()
+                        .map(|w| w.load(Ordering::Relaxed))
+                        .max()
+                        .unwrap_or(0);
                     if let Some(until) = sh.until {
                         let tally = Tally {
                             windows,
@@ -855,23 +884,20 @@ fn below_failure<L: LogicalProcess>(sh: &Shared<'_, L>, key: EventKey) -> bool {
 /// handled since the last look, if that evens the threads' loads enough to pay. Regions are
 /// split only when the stretch averaged at least [`DENSE_WINDOW_EVENTS`] events per lookahead
 /// window: where threads wait on each other about once a window, clusters of one region on
-/// different threads wait on each other at nearly every event, which costs more than the
-/// balance gains. (Even so, cori-ior, sparse overall but with dense bursts, took 1.3-2.4
-/// times as long on 2 threads with its regions split: docs/performance.md, "Threads".)
+/// different threads would wait on each other at nearly every event. A sync with fewer than
+/// [`REBALANCE_MIN_EVENTS`] events counted since the last look reads one number and returns.
 fn rebalance<L: LogicalProcess>(sh: &Shared<'_, L>, threads: usize) {
+    if threads < 2 || sh.load_events.load(Ordering::Relaxed) < REBALANCE_MIN_EVENTS {
+        // Too little to judge by: keep counting.
+        return;
+    }
+    sh.load_events.store(0, Ordering::Relaxed);
     let loads: Vec<u64> = sh
         .load
         .iter()
         .map(|l| l.swap(0, Ordering::Relaxed))
         .collect();
     let events: u64 = loads.iter().sum();
-    if threads < 2 || events < REBALANCE_MIN_EVENTS {
-        // Too little to judge by: keep counting.
-        for (l, n) in sh.load.iter().zip(&loads) {
-            l.fetch_add(*n, Ordering::Relaxed);
-        }
-        return;
-    }
     // The run's windows in the stretch: at least those of the thread that saw the most (a
     // thread that sat idle saw few, and judging by its count alone would find a sparse
     // stretch dense).
@@ -893,12 +919,48 @@ fn rebalance<L: LogicalProcess>(sh: &Shared<'_, L>, threads: usize) {
         return;
     }
     let mut owner = lock(&sh.owner);
-    let now = imbalance(&loads, &owner, threads);
-    let dealt = deal_out(&loads, sh.channels.region_of, threads, dense);
-    if imbalance(&loads, &dealt, threads) + REBALANCE_GAIN < now {
+    if let Some(dealt) = redeal(&loads, &owner, sh.channels.region_of, threads, dense) {
         *owner = dealt;
         sh.moved.store(true, Ordering::Release);
     }
+}
+
+/// The new owner of each cluster after a stretch whose events per cluster were `loads`, or
+/// `None` to keep `owner`. A dealing is taken if it lowers the busiest thread's share by more
+/// than [`REBALANCE_GAIN`]; and in a sparse stretch (`dense` false) a region split over
+/// threads is made whole again even if that balances worse, since there its threads would
+/// wait on each other at nearly every event. (Without that rule a split made in a dense burst
+/// outlived it: the whole dealing balanced worse, so it was never taken.)
+fn redeal(
+    loads: &[u64],
+    owner: &[u16],
+    region_of: &[u32],
+    threads: usize,
+    dense: bool,
+) -> Option<Vec<u16>> {
+    let dealt = deal_out(loads, region_of, threads, dense);
+    if !dense && splits_a_region(owner, region_of) {
+        return Some(dealt);
+    }
+    (imbalance(loads, &dealt, threads) + REBALANCE_GAIN < imbalance(loads, owner, threads))
+        .then_some(dealt)
+}
+
+/// Whether two clusters of one region have different owners.
+fn splits_a_region(owner: &[u16], region_of: &[u32]) -> bool {
+    let mut first: Vec<Option<u16>> = Vec::new();
+    for (&o, &r) in owner.iter().zip(region_of) {
+        let r = r as usize;
+        if r >= first.len() {
+            first.resize(r + 1, None);
+        }
+        match first[r] {
+            None => first[r] = Some(o),
+            Some(f) if f != o => return true,
+            Some(_) => {}
+        }
+    }
+    false
 }
 
 /// How long a blocked thread spins before it sleeps, adapted to how its waits end.
@@ -945,6 +1007,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         pending: P::new(sh.window),
         outboxes: (0..threads).map(|_| Vec::new()).collect(),
         counts: vec![0; nclusters],
+        uncounted: 0,
         clock: 0,
         window_end: 0,
         stats: ThreadStats::default(),
@@ -1050,6 +1113,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         }
     };
     w.report(sh);
+    w.add_loads(sh);
     w.stats.core_wait = w.core_meter.so_far().unwrap_or_default();
     let mut left = Vec::new();
     if decision == Decision::HandOver {
@@ -1116,5 +1180,28 @@ mod tests {
         let whole = deal_out(&w, &regions, 2, false);
         assert!(whole[..4].iter().all(|&t| t == whole[0]), "{whole:?}");
         assert!((imbalance(&w, &whole, 2) - 1.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_sparse_stretch_makes_split_regions_whole_again() {
+        let w = [20, 20, 10, 10, 15, 5, 10, 10];
+        let regions = [0, 0, 0, 0, 1, 1, 2, 2];
+        let whole = deal_out(&w, &regions, 2, false);
+        assert!(!splits_a_region(&whole, &regions));
+        // A dense stretch splits region 0: it evens the threads (1.2 to 1.0).
+        let split = redeal(&w, &whole, &regions, 2, true).expect("a better balance");
+        assert!(splits_a_region(&split, &regions), "{split:?}");
+        // The same loads again: nothing better to move to.
+        assert_eq!(redeal(&w, &split, &regions, 2, true), None);
+        // A sparse stretch with the same loads: region 0 goes back to one thread, although
+        // whole it balances worse.
+        let merged = redeal(&w, &split, &regions, 2, false).expect("made whole");
+        assert!(!splits_a_region(&merged, &regions), "{merged:?}");
+        assert_eq!(merged, whole);
+        // Whole already, a sparse stretch moves nothing that does not balance better.
+        assert_eq!(redeal(&w, &whole, &regions, 2, false), None);
+        // Every cluster its own region: nothing is ever split.
+        let own: Vec<u32> = (0..8).collect();
+        assert!(!splits_a_region(&[0, 1, 0, 1, 0, 1, 0, 1], &own));
     }
 }
