@@ -511,7 +511,11 @@ mod tests {
     /// Runs the quickstart with `overrides`; returns, per BB server, its bound on units held
     /// at once, the most units it held, and the bound by bytes written alone.
     fn bounds_and_peaks(overrides: &[&str]) -> Vec<(u64, u64, u64)> {
-        let loaded = load("quickstart.toml", overrides);
+        bounds_and_peaks_of(load("quickstart.toml", overrides))
+    }
+
+    /// [`bounds_and_peaks`] of a loaded scenario.
+    fn bounds_and_peaks_of(loaded: Loaded) -> Vec<(u64, u64, u64)> {
         let d = &loaded.design;
         let unit = d.machine.bb_server.as_ref().expect("BB servers").unit;
         let bounds = server_unit_bounds(
@@ -581,6 +585,53 @@ mod tests {
         // written: 48 ranks' 16 MiB of IOR and 2 x 8 MiB checkpoints over 4 servers.
         for (bound, _, by_bytes) in bounds_and_peaks(&[]) {
             assert!(bound < by_bytes / 2, "{bound} of {by_bytes}");
+        }
+        // DataWarp allocations of 2 and 1 grains: only their 2 servers (the second grant
+        // starts on the least loaded server) hold anything; the striped IOR files (one
+        // stripe set of 2 servers) bound each at about half the bytes written.
+        let dw = [
+            "burst_buffer.grain=1GB",
+            "jobs.0.bb_capacity=2GB",
+            "jobs.1.bb_capacity=1GB",
+        ];
+        let servers = bounds_and_peaks(&dw);
+        let holding: Vec<_> = servers.iter().filter(|s| s.0 > 0).collect();
+        assert!(
+            (2..=3).contains(&holding.len()),
+            "{} of {} servers bounded above 0",
+            holding.len(),
+            servers.len()
+        );
+        assert!(
+            holding
+                .iter()
+                .any(|&&(bound, _, by_bytes)| bound < by_bytes * 2 / 3),
+            "{holding:?}"
+        );
+    }
+
+    #[test]
+    fn writes_into_another_jobs_reservation_count_on_its_servers() {
+        // `tiny-workflow`: `sim` writes three checkpoints into the persistent reservation
+        // `shared`, `viz` reads them in transit and writes to its own allocation, `post` reads
+        // them through `shared`. Every server stays within its bound, and the servers no
+        // allocation holds are bounded at 0.
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/tests/data/tiny-workflow.toml");
+        let loaded = load_scenario(&path, &[]).expect("valid scenario");
+        let granted: std::collections::BTreeSet<usize> = loaded
+            .design
+            .jobs
+            .reservations
+            .iter()
+            .chain(loaded.design.jobs.job_dw.iter().flatten())
+            .flat_map(|a| a.servers.iter().copied())
+            .collect();
+        let servers = bounds_and_peaks_of(loaded);
+        assert!(servers.iter().any(|&(_, peak, _)| peak > 0));
+        for (i, &(bound, peak, _)) in servers.iter().enumerate() {
+            assert!(peak <= bound, "server {i} held {peak} > {bound}");
+            assert_eq!(bound > 0, granted.contains(&i), "server {i}: {bound}");
         }
     }
 

@@ -583,24 +583,29 @@ pub fn file_extents(w: &Workload, file_base: &[u64]) -> Vec<u64> {
 
 /// Upper bounds, one per BB server (indexed like the machine's BB terminals), on the
 /// allocation units of `unit` bytes the workload can hold at once on that server, for
-/// [`BbServer::bound_allocations`]. Every BB layout stripes in units of `unit`, so a file's
-/// stripe unit is one allocation unit on one server, and two bounds hold for any job:
+/// [`BbServer::bound_allocations`]. A BB layout's chunk on one server is contiguous in that
+/// server's packed view of the file (`Layout::split`), so three bounds hold:
 ///
-/// - **Bytes written**: a write of `len` bytes touches at most `len / unit + 2` units, so a
-///   job holds at most its write bytes / `unit` plus two units per write operation on any
-///   one server, whatever the layout.
-/// - **File extents**, for a job whose nodes write through their own stripe sets (grouped or
-///   global placement without DataWarp): a server keeps a file's stripes packed back to back
-///   (`Layout::split`), so of a file of `e` stripe units (its largest byte extent over
-///   `unit`, rounded up) a server holds at most `ceil(e / stripe_count)`, whichever client
-///   wrote them, and only the servers the job's nodes stripe over hold any. A unit key is
-///   allocated once, so rewriting or deleting and writing again never holds more.
+/// - **Bytes written**: a write of `len` bytes touches at most `len / unit + 2` units on any
+///   server, so writes of `b` bytes in `w` operations hold at most `b / unit + 2 w` units on
+///   any one server, whatever the layout.
+/// - **File extents through per-node stripe sets** (grouped or global placement without
+///   DataWarp): a server keeps a file's stripe units packed back to back, so of a file of
+///   `e` stripe units (its largest byte extent over `unit`, rounded up) a server holds at most
+///   `ceil(e / stripe_count)`, whichever client wrote them, and only the servers the job's
+///   nodes stripe over hold any.
+/// - **File extents in a striped DataWarp allocation**: a file of `s` stripes of
+///   `stripe_size` bytes round-robin over the allocation's `n` servers leaves at most
+///   `ceil(s / n)` stripes on each, so at most `ceil(ceil(s / n) * stripe_size / unit)` units.
 ///
-/// Such a job adds the smaller of the two to the servers it stripes over; every other job
-/// that can write to BB servers (DataWarp allocations, private namespaces) adds its bytes
-/// bound to every server. The bounds are exact enough to tell that a large run with room on
-/// its servers never stalls, so its servers keep no drain queue. `u64::MAX` everywhere (no
-/// bound) when stage-in also writes into the BB (`staged`).
+/// A unit key is allocated once, so rewriting or deleting and writing again never holds more.
+/// A job with a DataWarp allocation adds the smaller of its bounds to that allocation's
+/// servers only (private mode: the bytes bound); a job writing through per-node stripe sets
+/// adds the smaller of its two to the servers its nodes stripe over; writes into another
+/// job's files (`inputs`) land in that job's allocation and add their bytes bound to its
+/// servers. The bounds are exact enough to tell that a large run with room on its servers
+/// never stalls, so its servers keep no drain queue. `u64::MAX` everywhere (no bound) when
+/// stage-in also writes into the BB (`staged`).
 ///
 /// [`BbServer::bound_allocations`]: bbsim_storage::BbServer::bound_allocations
 pub fn server_unit_bounds(
@@ -615,28 +620,152 @@ pub fn server_unit_bounds(
         return vec![u64::MAX; servers];
     }
     let mut bounds = vec![0u64; servers];
+    let mut add = |on: &mut dyn Iterator<Item = usize>, units: u64| {
+        for s in on {
+            if let Some(b) = bounds.get_mut(s) {
+                *b = b.saturating_add(units);
+            }
+        }
+    };
     for (j, job) in workload.jobs.iter().enumerate() {
-        let t = job.totals();
-        let by_bytes = (t.bytes_written / unit).saturating_add(t.writes.saturating_mul(2));
         let files = &layout.files[j];
+        let (own, into_inputs) = writes_by_owner(job, files);
+        if let Some(p) = files.inputs.map(|i| i.producer as usize) {
+            if let Some(dw) = &layout.files[p].dw {
+                add(&mut dw.servers.iter().copied(), into_inputs.units(unit));
+            }
+        }
+        let by_bytes = own.units(unit);
+        let first = layout.file_base[j] as usize;
+        let extents = layout
+            .file_extent
+            .get(first..first + job.files.len())
+            .unwrap_or(&[]);
         let striped = &layout.job_servers[j];
-        if files.dw.is_none() && !striped.is_empty() {
-            let first = layout.file_base[j] as usize;
+        if let Some(dw) = &files.dw {
+            let units = match dw.mode {
+                DwMode::Striped => by_bytes.min(striped_dw_units(dw, extents, unit)),
+                DwMode::Private => by_bytes,
+            };
+            add(&mut dw.servers.iter().copied(), units);
+        } else if files.uses_bb && !striped.is_empty() {
             let width = u64::from(stripe_count.max(1));
-            let by_extent = layout.file_extent[first..first + job.files.len()]
-                .iter()
-                .fold(0u64, |sum, &ext| {
-                    sum.saturating_add(ext.div_ceil(unit).div_ceil(width))
-                });
-            let units = by_bytes.min(by_extent);
-            for &s in striped {
-                bounds[s] = bounds[s].saturating_add(units);
-            }
-        } else if files.uses_bb || files.dw.is_some() {
-            for b in &mut bounds {
-                *b = b.saturating_add(by_bytes);
-            }
+            let by_extent = extents.iter().fold(0u64, |sum, &ext| {
+                sum.saturating_add(ext.div_ceil(unit).div_ceil(width))
+            });
+            add(&mut striped.iter().copied(), by_bytes.min(by_extent));
+        } else if files.uses_bb {
+            add(&mut (0..servers), by_bytes);
         }
     }
     bounds
+}
+
+/// Bytes and operations written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Writes {
+    bytes: u64,
+    ops: u64,
+}
+
+impl Writes {
+    /// The most allocation units of `unit` bytes these writes can hold on one server.
+    fn units(self, unit: u64) -> u64 {
+        (self.bytes / unit).saturating_add(self.ops.saturating_mul(2))
+    }
+}
+
+/// A job's writes into its own files, and into the files of the job whose outputs it reads
+/// (`inputs`), which live where that job put them.
+fn writes_by_owner(job: &bbsim_workload::JobSpec, files: &JobFiles) -> (Writes, Writes) {
+    let (mut own, mut inputs) = (Writes::default(), Writes::default());
+    for run in job.ops.runs() {
+        if let Op::Write { file, size, .. } = run.op {
+            let n = u64::from(run.count);
+            let to = if files.producer_of(file.0).is_some() {
+                &mut inputs
+            } else {
+                &mut own
+            };
+            to.bytes = to.bytes.saturating_add(size.saturating_mul(n));
+            to.ops = to.ops.saturating_add(n);
+        }
+    }
+    (own, inputs)
+}
+
+/// The most units of `unit` bytes files of these byte `extents` can hold on any one server of
+/// a striped DataWarp allocation.
+fn striped_dw_units(dw: &DwAllocation, extents: &[u64], unit: u64) -> u64 {
+    let n = dw.servers.len().max(1) as u64;
+    let stripe = dw.stripe_size.max(1);
+    extents.iter().fold(0u64, |sum, &ext| {
+        let per_server = ext.div_ceil(stripe).div_ceil(n).saturating_mul(stripe);
+        sum.saturating_add(per_server.div_ceil(unit))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{server_unit_bounds, writes_by_owner, Writes};
+    use crate::model::files::Inputs;
+    use crate::run::load_scenario;
+    use std::path::Path;
+
+    #[test]
+    fn writes_into_another_jobs_files_count_on_that_jobs_servers() {
+        // `tiny-workflow`: `viz` (job 1, an analysis) reads `sim`'s checkpoints, which live in
+        // the persistent reservation `shared`, and writes its outputs to its own allocation.
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/tests/data/tiny-workflow.toml");
+        let loaded = load_scenario(&path, &[]).expect("valid scenario");
+        let (w, layout) = (&loaded.design.workload, &loaded.design.jobs);
+        let unit = loaded.design.machine.bb_server.as_ref().expect("BB").unit;
+        let servers = loaded.design.machine.bb_terminals.len();
+        let bounds =
+            |layout: &super::JobLayout| server_unit_bounds(w, layout, servers, 1, unit, false);
+        let viz = &w.jobs[1];
+        let written = viz.totals();
+        let (own, into_inputs) = writes_by_owner(viz, &layout.files[1]);
+        assert_eq!(
+            into_inputs,
+            Writes::default(),
+            "an analysis writes its own outputs"
+        );
+        assert_eq!(own.bytes, written.bytes_written);
+        assert_eq!(own.ops, written.writes);
+        let before = bounds(layout);
+        // Were every file of `viz` one of `sim`'s, its writes would land in `shared`: its
+        // bytes bound moves from its own allocation's servers to the reservation's.
+        let mut moved = layout.clone();
+        let count = viz.files.len() as u32;
+        moved.files[1].inputs = Some(Inputs {
+            count,
+            ..moved.files[1].inputs.expect("viz reads sim")
+        });
+        let (own, into_inputs) = writes_by_owner(viz, &moved.files[1]);
+        assert_eq!(own, Writes::default());
+        assert_eq!(into_inputs.bytes, written.bytes_written);
+        let after = bounds(&moved);
+        let shared = &layout.reservations[0].servers;
+        let scratch = &layout.job_dw[1].as_ref().expect("viz's allocation").servers;
+        let mut emptied = 0;
+        for s in 0..servers {
+            let (b, a) = (before[s], after[s]);
+            let gained = if shared.contains(&s) {
+                into_inputs.units(unit)
+            } else {
+                0
+            };
+            if scratch.contains(&s) {
+                if !shared.contains(&s) {
+                    assert!(a < b, "server {s}: {b} -> {a}");
+                    emptied += 1;
+                }
+            } else {
+                assert_eq!(a, b + gained, "server {s}: {b} -> {a}");
+            }
+        }
+        assert!(emptied > 0, "viz's allocation is on servers of its own");
+    }
 }
