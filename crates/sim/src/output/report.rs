@@ -2,7 +2,9 @@
 //!
 //! `timeline.csv`, `ranks.csv`, the SVG plots and `summary.json` (except its `run` block,
 //! which holds wall time and thread counts) are byte-identical for any thread count;
-//! `summary.json`'s `results_digest` is a digest of all of that deterministic content.
+//! `summary.json`'s `results_digest` is a digest of all of that deterministic content, with
+//! the scenario's executor settings (`simulation.threads`, `simulation.partition`) read at
+//! their defaults, so that it is the same for any thread count or partition.
 
 use super::capacity::{occupancy_csv, CapacityRow, JobSizing};
 use super::collect::{
@@ -16,7 +18,7 @@ use super::figures::figures;
 use super::files::OutputSet;
 use super::phases::phases_line;
 use crate::lower::machine::MachineSummary;
-use crate::scenario::Scenario;
+use crate::scenario::{PartitionChoice, Scenario};
 use crate::units::{human_bandwidth, human_bytes};
 use bbsim_engine::digest::Digest;
 use bbsim_engine::{RunStats, Threads};
@@ -90,7 +92,7 @@ struct RunBlock {
     stop: String,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 struct Summary<'a> {
     bbsim_version: &'static str,
     name: &'a str,
@@ -113,13 +115,13 @@ struct Summary<'a> {
 
 /// `summary.json` `sizing`: per job and per burst-buffer device, how full, how long writers
 /// waited for space, what was spilled and drained.
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 struct Sizing<'a> {
     jobs: Vec<NamedSizing<'a>>,
     devices: &'a [CapacityRow],
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 struct NamedSizing<'a> {
     name: &'a str,
     #[serde(flatten)]
@@ -192,7 +194,15 @@ pub fn render(
     } else {
         occupancy_csv(&r.capacity, r.last_activity)
     };
-    let body_json = serde_json::to_string_pretty(&body).unwrap_or_default();
+    // The digest reads the executor's settings at their defaults: they change how a run is
+    // computed, never its results, so runs that differ only there share a digest.
+    let neutral = executor_neutral(scenario);
+    let digested = neutral.as_ref().map(|scenario| Summary {
+        scenario,
+        ..body.clone()
+    });
+    let body_json =
+        serde_json::to_string_pretty(digested.as_ref().unwrap_or(&body)).unwrap_or_default();
     let mut d = Digest::new();
     d.bytes(timeline.as_bytes())
         .bytes(ranks.as_bytes())
@@ -216,6 +226,19 @@ pub fn render(
     }
     files.push(("summary.json", summary.into_bytes()));
     Rendered { files, digest }
+}
+
+/// `scenario` with `simulation.threads` and `simulation.partition` at their defaults, or
+/// `None` where they are already.
+fn executor_neutral(scenario: &Scenario) -> Option<Scenario> {
+    let sim = &scenario.simulation;
+    if sim.threads == Threads::default() && sim.partition == PartitionChoice::default() {
+        return None;
+    }
+    let mut neutral = scenario.clone();
+    neutral.simulation.threads = Threads::default();
+    neutral.simulation.partition = PartitionChoice::default();
+    Some(neutral)
 }
 
 /// The text of `summary.json`: the deterministic body plus `bbsim_commit` (the build's git

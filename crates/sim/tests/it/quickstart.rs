@@ -132,8 +132,8 @@ fn global_servers_default_to_the_free_routers() {
 fn router_clusters_give_the_same_outputs_on_one_to_four_threads() {
     // Each router with its hosts a cluster: sends are checked at router boundaries and
     // the asynchronous executor may spread a pod over threads; results stay the default's
-    // (all but the scenario's echo, which names the setting, the digest over it, and the run's
-    // own figures).
+    // (all but the scenario's echo, which names the setting, and the run's own figures), and
+    // so does the digest.
     let default = run(
         &load(&scenario("quickstart.toml"), &small_quickstart(&[])),
         1,
@@ -161,6 +161,27 @@ fn router_clusters_give_the_same_outputs_on_one_to_four_threads() {
     assert!(
         results(&reference) == results(&default),
         "routers change results"
+    );
+    // The digest reads the executor's settings at their defaults.
+    assert_eq!(reference.digest, default.digest, "digest with routers");
+    let threads_key = load(
+        &scenario("quickstart.toml"),
+        &small_quickstart(&["simulation.threads=3"]),
+    );
+    assert_eq!(
+        run(&threads_key, 1).digest,
+        default.digest,
+        "digest with simulation.threads = 3"
+    );
+    // A key that changes results changes it.
+    let seed = load(
+        &scenario("quickstart.toml"),
+        &small_quickstart(&["simulation.seed=2"]),
+    );
+    assert_ne!(
+        run(&seed, 1).digest,
+        default.digest,
+        "digest with another seed"
     );
     for t in 2..=4 {
         let r = run(&routers, t);
