@@ -7,6 +7,29 @@ pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_bbsim"))
 }
 
+/// The repository's root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs the repository's `script` (relative to its root) with `interpreter` and `args`.
+pub fn script(interpreter: &str, script: &str, args: &[&str]) -> Output {
+    Command::new(interpreter)
+        .arg(repo().join(script))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{interpreter} runs {script}: {e}"))
+}
+
+/// A finished command's stdout and stderr, one after the other.
+pub fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
 pub fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")

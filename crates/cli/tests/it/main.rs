@@ -23,5 +23,6 @@ mod slurm;
 mod study;
 mod sweep_resume;
 mod sweep_tables;
+mod thread_curve;
 mod trains;
 mod workflows;

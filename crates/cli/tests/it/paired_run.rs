@@ -2,27 +2,12 @@
 //! with their event counts, and bad arguments or a failing run are named errors with a
 //! non-zero exit.
 
-use std::path::{Path, PathBuf};
+use crate::common::{repo, script, text};
+use std::path::Path;
 use std::process::Output;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn paired(args: &[&str]) -> Output {
-    std::process::Command::new("bash")
-        .arg(repo().join("scripts/paired-run.sh"))
-        .args(args)
-        .output()
-        .expect("bash runs the script")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+    script("bash", "scripts/paired-run.sh", args)
 }
 
 #[test]

@@ -164,22 +164,18 @@ fn router_clusters_give_the_same_outputs_on_one_to_four_threads() {
     );
     // The digest reads the executor's settings at their defaults.
     assert_eq!(reference.digest, default.digest, "digest with routers");
-    let threads_key = load(
-        &scenario("quickstart.toml"),
-        &small_quickstart(&["simulation.threads=3"]),
-    );
+    let digest_with = |key: &str| {
+        let loaded = load(&scenario("quickstart.toml"), &small_quickstart(&[key]));
+        run(&loaded, 1).digest
+    };
     assert_eq!(
-        run(&threads_key, 1).digest,
+        digest_with("simulation.threads=3"),
         default.digest,
         "digest with simulation.threads = 3"
     );
     // A key that changes results changes it.
-    let seed = load(
-        &scenario("quickstart.toml"),
-        &small_quickstart(&["simulation.seed=2"]),
-    );
     assert_ne!(
-        run(&seed, 1).digest,
+        digest_with("simulation.seed=2"),
         default.digest,
         "digest with another seed"
     );
