@@ -367,10 +367,7 @@ pub fn dependencies_text(d: &Dependencies) -> String {
         d.events,
         d.parallelism(),
         d.cluster_events.len(),
-        d.cluster_regions
-            .iter()
-            .max()
-            .map_or(0, |&r| r as usize + 1),
+        d.regions(),
         100.0 * busiest as f64 / d.events.max(1) as f64,
         100.0 * d.busiest_lp_events as f64 / d.events.max(1) as f64,
         bounds(&|t| d.bound(t)),

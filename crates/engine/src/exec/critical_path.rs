@@ -38,6 +38,14 @@ pub struct Dependencies {
 }
 
 impl Dependencies {
+    /// Regions of the run's partition (one more than the largest region id).
+    pub fn regions(&self) -> usize {
+        self.cluster_regions
+            .iter()
+            .max()
+            .map_or(0, |&r| r as usize + 1)
+    }
+
     /// The average parallelism: events per step of the critical path. No executor gains more
     /// over one thread than this, with any number of threads.
     pub fn parallelism(&self) -> f64 {

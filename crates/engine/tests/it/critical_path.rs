@@ -95,6 +95,7 @@ fn the_bound_follows_how_the_executor_deals_regions_out() {
         cluster_regions: vec![0, 0, 1, 1],
         busiest_lp_events: 30,
     };
+    assert_eq!(d.regions(), 2);
     assert_eq!(d.bound(2), 2.0);
     // On 4 threads the busiest cluster, 30 events, sets the bound.
     assert_eq!(d.bound(4), 100.0 / 30.0);
@@ -105,6 +106,8 @@ fn the_bound_follows_how_the_executor_deals_regions_out() {
         ..d.clone()
     };
     assert_eq!(one.bound(8), 1.0);
+    assert_eq!(one.regions(), 1);
+    assert_eq!(Dependencies::default().regions(), 0);
     // The critical path caps it all.
     let chain = Dependencies {
         critical_path: 80,
