@@ -637,21 +637,23 @@ pub fn server_unit_bounds(
         }
         let by_bytes = own.units(unit);
         let first = layout.file_base[j] as usize;
-        let extents = layout
-            .file_extent
-            .get(first..first + job.files.len())
-            .unwrap_or(&[]);
+        // Every job's files have extents; were they missing, the bound by bytes stands.
+        let extents = layout.file_extent.get(first..first + job.files.len());
         let striped = &layout.job_servers[j];
         if let Some(dw) = &files.dw {
             let units = match dw.mode {
-                DwMode::Striped => by_bytes.min(striped_dw_units(dw, extents, unit)),
+                DwMode::Striped => {
+                    extents.map_or(by_bytes, |e| by_bytes.min(striped_dw_units(dw, e, unit)))
+                }
                 DwMode::Private => by_bytes,
             };
             add(&mut dw.servers.iter().copied(), units);
         } else if files.uses_bb && !striped.is_empty() {
             let width = u64::from(stripe_count.max(1));
-            let by_extent = extents.iter().fold(0u64, |sum, &ext| {
-                sum.saturating_add(ext.div_ceil(unit).div_ceil(width))
+            let by_extent = extents.map_or(u64::MAX, |e| {
+                e.iter().fold(0u64, |sum, &ext| {
+                    sum.saturating_add(ext.div_ceil(unit).div_ceil(width))
+                })
             });
             add(&mut striped.iter().copied(), by_bytes.min(by_extent));
         } else if files.uses_bb {
