@@ -5,8 +5,10 @@
 #
 # Runs every scenario with both binaries (default: every runnable scenario in scenarios/, and
 # the study's single-application mixes at 2 MB per rank) and compares every output file.
-# summary.json is compared with its wall-clock fields and the build's commit (bbsim_commit)
-# removed, since those differ from run to run and build to build. `bbsim validate --json` is compared too. Exit 0 when everything is identical, 1 when
+# summary.json is compared without its `run` block (wall time, thread counts and the executor's
+# statistics, which vary from run to run where `threads = "auto"` moves a run onto threads),
+# its wall-clock fields and the build's commit (bbsim_commit), since those differ from run to
+# run and build to build. `bbsim validate --json` is compared too. Exit 0 when everything is identical, 1 when
 # something differs (the differing files are named), 2 on usage errors.
 #
 # COMPARE_RENAMES='old=new,...' compares after renaming, in the old build's files, quoted or
@@ -41,7 +43,12 @@ fi
 # renames, the digest).
 HOST_FIELDS='bbsim_commit|wall|wall_time|wall_seconds|elapsed|events_per_second|threads_used'
 [[ -n ${COMPARE_RENAMES:-} ]] && HOST_FIELDS="$HOST_FIELDS|results_digest"
-strip() { grep -v -E "\"($HOST_FIELDS)[a-z_]*\":" "$1"; }
+strip() {
+    python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+s.pop("run", None)
+print(json.dumps(s, indent=2))' "$1" 2>&1 | grep -v -E "\"($HOST_FIELDS)[a-z_]*\":"
+}
 # The old build's file with COMPARE_RENAMES applied to whole names ("x" or ": x" labels).
 SED_RENAMES=()
 IFS=',' read -r -a PAIRS <<<"${COMPARE_RENAMES:-}"
