@@ -13,7 +13,7 @@ use bbsim_storage::capacity::CapacityLedger;
 use bbsim_storage::datawarp::{allocate, DataWarpConfig, DwAllocation, DwMode};
 use bbsim_storage::placement::stripe_set;
 use bbsim_workload::alloc::allocate_workload;
-use bbsim_workload::{Op, Workload};
+use bbsim_workload::{JobTotals, Op, Workload};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -629,32 +629,33 @@ pub fn server_unit_bounds(
     };
     for (j, job) in workload.jobs.iter().enumerate() {
         let files = &layout.files[j];
-        let (own, into_inputs) = writes_by_owner(job, files);
+        let (own, into_inputs) = totals_by_owner(job, files);
         if let Some(p) = files.inputs.map(|i| i.producer as usize) {
             if let Some(dw) = &layout.files[p].dw {
-                add(&mut dw.servers.iter().copied(), into_inputs.units(unit));
+                add(
+                    &mut dw.servers.iter().copied(),
+                    write_units(&into_inputs, unit),
+                );
             }
         }
-        let by_bytes = own.units(unit);
+        let by_bytes = write_units(&own, unit);
         let first = layout.file_base[j] as usize;
         // Every job's files have extents; were they missing, the bound by bytes stands.
         let extents = layout.file_extent.get(first..first + job.files.len());
         let striped = &layout.job_servers[j];
         if let Some(dw) = &files.dw {
             let units = match dw.mode {
-                DwMode::Striped => {
-                    extents.map_or(by_bytes, |e| by_bytes.min(striped_dw_units(dw, e, unit)))
-                }
+                DwMode::Striped => extents.map_or(by_bytes, |e| {
+                    let width = dw.servers.len() as u64;
+                    by_bytes.min(striped_units(e, dw.stripe_size, width, unit))
+                }),
                 DwMode::Private => by_bytes,
             };
             add(&mut dw.servers.iter().copied(), units);
         } else if files.uses_bb && !striped.is_empty() {
-            let width = u64::from(stripe_count.max(1));
-            let by_extent = extents.map_or(u64::MAX, |e| {
-                e.iter().fold(0u64, |sum, &ext| {
-                    sum.saturating_add(ext.div_ceil(unit).div_ceil(width))
-                })
-            });
+            // Per-node stripe sets stripe in allocation units.
+            let width = u64::from(stripe_count);
+            let by_extent = extents.map_or(u64::MAX, |e| striped_units(e, unit, width, unit));
             add(&mut striped.iter().copied(), by_bytes.min(by_extent));
         } else if files.uses_bb {
             add(&mut (0..servers), by_bytes);
@@ -663,53 +664,40 @@ pub fn server_unit_bounds(
     bounds
 }
 
-/// Bytes and operations written.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Writes {
-    bytes: u64,
-    ops: u64,
+/// The most allocation units of `unit` bytes the writes totalled in `t` can hold on one
+/// server: a write of `len` bytes touches at most `len / unit + 2` of them.
+fn write_units(t: &JobTotals, unit: u64) -> u64 {
+    (t.bytes_written / unit).saturating_add(t.writes.saturating_mul(2))
 }
 
-impl Writes {
-    /// The most allocation units of `unit` bytes these writes can hold on one server.
-    fn units(self, unit: u64) -> u64 {
-        (self.bytes / unit).saturating_add(self.ops.saturating_mul(2))
-    }
-}
-
-/// A job's writes into its own files, and into the files of the job whose outputs it reads
-/// (`inputs`), which live where that job put them.
-fn writes_by_owner(job: &bbsim_workload::JobSpec, files: &JobFiles) -> (Writes, Writes) {
-    let (mut own, mut inputs) = (Writes::default(), Writes::default());
+/// A job's totals split by whose files its writes go to: its own, and the files of the job
+/// whose outputs it reads (`inputs`), which live where that job put them. Every other
+/// operation counts as its own.
+fn totals_by_owner(job: &bbsim_workload::JobSpec, files: &JobFiles) -> (JobTotals, JobTotals) {
+    let (mut own, mut inputs) = (JobTotals::default(), JobTotals::default());
     for run in job.ops.runs() {
-        if let Op::Write { file, size, .. } = run.op {
-            let n = u64::from(run.count);
-            let to = if files.producer_of(file.0).is_some() {
-                &mut inputs
-            } else {
-                &mut own
-            };
-            to.bytes = to.bytes.saturating_add(size.saturating_mul(n));
-            to.ops = to.ops.saturating_add(n);
+        match run.op {
+            Op::Write { file, .. } if files.producer_of(file.0).is_some() => inputs.add_run(run),
+            _ => own.add_run(run),
         }
     }
     (own, inputs)
 }
 
-/// The most units of `unit` bytes files of these byte `extents` can hold on any one server of
-/// a striped DataWarp allocation.
-fn striped_dw_units(dw: &DwAllocation, extents: &[u64], unit: u64) -> u64 {
-    let n = dw.servers.len().max(1) as u64;
-    let stripe = dw.stripe_size.max(1);
+/// The most units of `unit` bytes files of these byte `extents` can hold on any one server
+/// of a layout that deals stripes of `stripe` bytes round robin over `width` servers: a file
+/// of `s` stripes leaves at most `ceil(s / width)` of them, packed back to back, on each.
+fn striped_units(extents: &[u64], stripe: u64, width: u64, unit: u64) -> u64 {
+    let (stripe, width) = (stripe.max(1), width.max(1));
     extents.iter().fold(0u64, |sum, &ext| {
-        let per_server = ext.div_ceil(stripe).div_ceil(n).saturating_mul(stripe);
+        let per_server = ext.div_ceil(stripe).div_ceil(width).saturating_mul(stripe);
         sum.saturating_add(per_server.div_ceil(unit))
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{server_unit_bounds, writes_by_owner, Writes};
+    use super::{server_unit_bounds, totals_by_owner, write_units};
     use crate::model::files::Inputs;
     use crate::run::load_scenario;
     use std::path::Path;
@@ -728,14 +716,14 @@ mod tests {
             |layout: &super::JobLayout| server_unit_bounds(w, layout, servers, 1, unit, false);
         let viz = &w.jobs[1];
         let written = viz.totals();
-        let (own, into_inputs) = writes_by_owner(viz, &layout.files[1]);
+        let (own, into_inputs) = totals_by_owner(viz, &layout.files[1]);
         assert_eq!(
-            into_inputs,
-            Writes::default(),
+            (into_inputs.bytes_written, into_inputs.writes),
+            (0, 0),
             "an analysis writes its own outputs"
         );
-        assert_eq!(own.bytes, written.bytes_written);
-        assert_eq!(own.ops, written.writes);
+        assert_eq!(own.bytes_written, written.bytes_written);
+        assert_eq!(own.writes, written.writes);
         let before = bounds(layout);
         // Were every file of `viz` one of `sim`'s, its writes would land in `shared`: its
         // bytes bound moves from its own allocation's servers to the reservation's.
@@ -745,9 +733,9 @@ mod tests {
             count,
             ..moved.files[1].inputs.expect("viz reads sim")
         });
-        let (own, into_inputs) = writes_by_owner(viz, &moved.files[1]);
-        assert_eq!(own, Writes::default());
-        assert_eq!(into_inputs.bytes, written.bytes_written);
+        let (own, into_inputs) = totals_by_owner(viz, &moved.files[1]);
+        assert_eq!((own.bytes_written, own.writes), (0, 0));
+        assert_eq!(into_inputs.bytes_written, written.bytes_written);
         let after = bounds(&moved);
         let shared = &layout.reservations[0].servers;
         let scratch = &layout.job_dw[1].as_ref().expect("viz's allocation").servers;
@@ -755,7 +743,7 @@ mod tests {
         for s in 0..servers {
             let (b, a) = (before[s], after[s]);
             let gained = if shared.contains(&s) {
-                into_inputs.units(unit)
+                write_units(&into_inputs, unit)
             } else {
                 0
             };
