@@ -86,9 +86,13 @@ pub struct ThreadStats {
     pub core_wait: Duration,
     /// Times this thread met every other thread with nothing in flight (the asynchronous
     /// executor's syncs: to end, hand over, rebalance, or move every clock past an idle
-    /// stretch; zero on the other executors, whose meetings are their windows). A sync is two
-    /// barrier trips, three where it moves clusters between threads.
+    /// stretch that no jump crossed; zero on the other executors, whose meetings are their
+    /// windows). A sync is two barrier trips, three where it moves clusters between threads.
     pub syncs: u64,
+    /// Times this thread moved every thread's clock past an idle stretch from a consistent
+    /// look at the other idle threads' heads and mail, without a sync (the asynchronous
+    /// executor; zero on the others).
+    pub jumps: u64,
 }
 
 /// Statistics of one run.
@@ -151,5 +155,11 @@ impl RunStats {
     /// takes part in each, so this is the most any thread counted).
     pub fn syncs(&self) -> u64 {
         self.per_thread.iter().map(|t| t.syncs).max().unwrap_or(0)
+    }
+
+    /// Times a thread of the parallel stretches moved every clock past an idle stretch
+    /// without a sync, in all.
+    pub fn jumps(&self) -> u64 {
+        self.per_thread.iter().map(|t| t.jumps).sum()
     }
 }

@@ -467,6 +467,7 @@ fn merge(a: RunStats, b: RunStats) -> RunStats {
         t.cluster_windows += s.cluster_windows;
         t.core_wait += s.core_wait;
         t.syncs += s.syncs;
+        t.jumps += s.jumps;
     }
     RunStats {
         events: a.events + b.events,

@@ -13,9 +13,18 @@
 //! with the clocks in shared memory instead of null messages.
 //!
 //! Where every thread is blocked (an idle stretch of simulated time: clocks would only creep
-//! forward by `L` per exchange), where a run ends, fails or is cancelled, and every 20 ms of
-//! wall time for housekeeping, the threads meet at a *sync*: two barriers with nothing in
-//! flight, which reduce the earliest pending event anywhere and jump every clock to it. At a
+//! forward by `L` per exchange), the last thread to find nothing to do *jumps*: each blocked
+//! thread marks itself idle once it has taken its mail and published its earliest pending
+//! event (its head), and neither handles nor takes mail until it leaves the idle spell, so a
+//! look that finds every other thread in the same idle spell before and after reading their
+//! heads and inboxes has seen a consistent cut. The earliest of those events, `G`, is then a
+//! lower bound on everything any thread will handle, and the look raises every thread's clock
+//! to `min(its head, its earliest mail, G + L)`, which lets the holder of `G` go on, with no
+//! barrier and without waking the others. Where a run ends, fails or is cancelled, every
+//! 20 ms of wall time for housekeeping, and where an idle stretch outlasts a nap with no
+//! consistent look (a thread off its core), the threads meet at a *sync*: two barriers with
+//! nothing in flight, which reduce the earliest pending event anywhere and move every clock to
+//! it. At a
 //! housekeeping sync the clusters may be dealt out again by the events each handled since the
 //! last one (longest first, to the least loaded thread), so a hot cluster, such as the pod
 //! that holds the burst-buffer servers, does not leave the other threads waiting.
@@ -77,6 +86,17 @@ const SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(50);
 /// neighbours are not on a core) spins a quarter as long after each such wait, down to this;
 /// a wait that ends while spinning doubles the spin again, up to [`SPIN_BEFORE_SLEEP`].
 const SPIN_MIN: Duration = Duration::from_micros(2);
+
+/// Pause instructions between two looks of a blocked thread at the clocks, its mail and the
+/// sync request: a pause takes 28 ns on the AMD EPYC machine of docs/performance.md (and up to
+/// about 40 ns on other x86 parts), so a look comes every 100-200 ns, about the time a cache
+/// line takes to move between cores. Fewer looks delay the thread a neighbour's clock or mail
+/// has released; 32 pauses added about a microsecond to every hand-over in sparse runs.
+const PAUSES_PER_SPIN: u32 = 4;
+
+/// Spins of a blocked thread between two looks at the wall clock (whether to stop spinning
+/// and sleep): a look at the clock costs about as much as the spin itself.
+const SPINS_PER_CLOCK_LOOK: u32 = 16;
 
 /// The longest a blocked thread sleeps before it looks again without being woken (a
 /// cancellation from outside does not wake it).
@@ -155,9 +175,15 @@ struct Shared<'a, L: LogicalProcess> {
     clocks: Vec<CachePadded<AtomicU64>>,
     /// Per thread: its earliest pending event when it last looked (a hint for syncs only).
     heads: Vec<CachePadded<AtomicU64>>,
-    /// Per thread: events sent to it by the others, and whether there are any.
+    /// Per thread: events sent to it by the others, and the earliest of their times
+    /// (`Time::MAX`: none), written under the inbox's lock and read without it.
     inbox: Vec<CachePadded<Inbox<L::Event>>>,
-    has_mail: Vec<CachePadded<AtomicBool>>,
+    mail_min: Vec<CachePadded<AtomicU64>>,
+    /// Per thread: the number of its current idle spell (0: not idle). While a thread is idle
+    /// it neither handles events nor takes mail, so its published head and its inbox stand
+    /// still; a look that finds every other thread idle in the same spell before and after
+    /// reading their heads and inboxes has seen a consistent cut ([`Worker::jump`]).
+    idle: Vec<CachePadded<AtomicU64>>,
     /// Some thread asked for a sync.
     sync_wanted: CachePadded<AtomicBool>,
     barrier: SpinBarrier,
@@ -368,9 +394,12 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
         }
     };
     let mut firsts: Vec<Vec<Event<L::Event>>> = (0..threads).map(|_| Vec::new()).collect();
+    let mut first_mail = vec![Time::MAX; threads];
     for ev in initial {
         let c = channels.cluster_of(ev.dst) as usize;
-        firsts[usize::from(owner[c])].push(ev);
+        let t = usize::from(owner[c]);
+        first_mail[t] = first_mail[t].min(ev.time());
+        firsts[t].push(ev);
     }
     let shared = Shared {
         lps: lps.into_iter().map(Mutex::new).collect(),
@@ -391,8 +420,12 @@ pub(crate) fn run_segment<'a, L: LogicalProcess, P: PendingSet<L::Event>>(
             .into_iter()
             .map(|v| CachePadded::new(Mutex::new(v)))
             .collect(),
-        has_mail: (0..threads)
-            .map(|_| CachePadded::new(AtomicBool::new(true)))
+        mail_min: first_mail
+            .iter()
+            .map(|&t| CachePadded::new(AtomicU64::new(t)))
+            .collect(),
+        idle: (0..threads)
+            .map(|_| CachePadded::new(AtomicU64::new(0)))
             .collect(),
         sync_wanted: CachePadded::new(AtomicBool::new(false)),
         barrier: SpinBarrier::new(threads),
@@ -541,6 +574,14 @@ struct Worker<'s, L: LogicalProcess, P> {
     /// Sends of the event being handled, and their clusters (kept for their capacity).
     sent: Vec<Event<L::Event>>,
     dests: Vec<u32>,
+    /// This thread is idle (published in `Shared::idle`), in its `idle_spell`-th spell.
+    idle: bool,
+    idle_spell: u64,
+    /// Scratch of [`Self::jump`]: each other thread's idle spell, and every thread's head and
+    /// earliest mail as the look read them.
+    seen_spells: Vec<u64>,
+    seen_heads: Vec<Time>,
+    seen_mail: Vec<Time>,
 }
 
 impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
@@ -553,11 +594,86 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
         }
     }
 
+    /// Marks this thread idle: it found nothing to handle, took its mail and published its
+    /// head, and will neither handle nor take mail until it leaves the spell.
+    fn enter_idle(&mut self, sh: &Shared<'_, L>) {
+        if !self.idle {
+            self.idle = true;
+            self.idle_spell += 1;
+            sh.idle[self.me].store(self.idle_spell, Ordering::SeqCst);
+        }
+    }
+
+    /// Ends an idle spell, before this thread takes mail, handles events or meets at a sync.
+    fn leave_idle(&mut self, sh: &Shared<'_, L>) {
+        if self.idle {
+            self.idle = false;
+            sh.idle[self.me].store(0, Ordering::SeqCst);
+        }
+    }
+
+    /// Moves every thread's clock past an idle stretch without a sync, if every other thread
+    /// is idle; called by an idle thread whose earliest pending event is `head`.
+    ///
+    /// Reading each other thread's idle spell, then every head and inbox, then the spells
+    /// again, and finding them the same, is a consistent cut: while idle a thread changes
+    /// neither its head nor its inbox, and no thread sends. So `G`, the earliest of those
+    /// events, is a lower bound on every event any thread will ever handle, every event sent
+    /// across threads from now on is at `G + L` or later, and each thread `v` will handle
+    /// nothing before `min(head_v, mail_v, G + L)`. Raising each clock to that (never
+    /// lowering it) lets the thread holding the event at `G` handle it. Returns whether the
+    /// look was consistent.
+    fn jump(&mut self, sh: &Shared<'_, L>, head: Time) -> bool {
+        let me = self.me;
+        let threads = sh.idle.len();
+        for u in (0..threads).filter(|&u| u != me) {
+            let spell = sh.idle[u].load(Ordering::SeqCst);
+            if spell == 0 {
+                return false;
+            }
+            self.seen_spells[u] = spell;
+        }
+        for u in 0..threads {
+            self.seen_mail[u] = sh.mail_min[u].load(Ordering::SeqCst);
+            self.seen_heads[u] = if u == me {
+                head
+            } else {
+                sh.heads[u].load(Ordering::SeqCst)
+            };
+        }
+        if (0..threads)
+            .filter(|&u| u != me)
+            .any(|u| sh.idle[u].load(Ordering::SeqCst) != self.seen_spells[u])
+        {
+            return false;
+        }
+        let earliest = self
+            .seen_heads
+            .iter()
+            .chain(&self.seen_mail)
+            .copied()
+            .min()
+            .unwrap_or(Time::MAX);
+        let past = earliest.saturating_add(sh.window);
+        for u in 0..threads {
+            let clock = self.seen_heads[u].min(self.seen_mail[u]).min(past);
+            sh.clocks[u].fetch_max(clock, Ordering::AcqRel);
+        }
+        self.clock = self.clock.max(head.min(self.seen_mail[me]).min(past));
+        self.stats.jumps += 1;
+        sh.nudge();
+        true
+    }
+
+    /// Raises this thread's clock to `clock`; never lowers it (another thread's
+    /// [`Self::jump`] may have raised it further).
     fn publish_clock(&mut self, sh: &Shared<'_, L>, clock: Time) {
-        if clock != self.clock {
-            self.clock = clock;
-            sh.clocks[self.me].store(clock, Ordering::Release);
-            sh.nudge();
+        if clock > self.clock {
+            let before = sh.clocks[self.me].fetch_max(clock, Ordering::AcqRel);
+            self.clock = before.max(clock);
+            if before < clock {
+                sh.nudge();
+            }
         }
     }
 
@@ -574,13 +690,20 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
             .saturating_add(sh.window)
     }
 
+    fn has_mail(&self, sh: &Shared<'_, L>) -> bool {
+        sh.mail_min[self.me].load(Ordering::Acquire) != Time::MAX
+    }
+
+    /// Moves the events in this thread's inbox into its pending set; an idle thread stops
+    /// being idle first, so that no look at the idle threads misses these events in between.
     fn take_mail(&mut self, sh: &Shared<'_, L>) {
-        if sh.has_mail[self.me].load(Ordering::Acquire) {
+        if self.has_mail(sh) {
+            self.leave_idle(sh);
             let mut inbox = lock(&sh.inbox[self.me]);
             for ev in inbox.drain(..) {
                 self.pending.push(ev);
             }
-            sh.has_mail[self.me].store(false, Ordering::Relaxed);
+            sh.mail_min[self.me].store(Time::MAX, Ordering::SeqCst);
         }
     }
 
@@ -588,9 +711,13 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
         let mut sent = false;
         for (t, out) in self.outboxes.iter_mut().enumerate() {
             if !out.is_empty() {
+                let first = out.iter().map(Event::time).min().unwrap_or(Time::MAX);
                 let mut inbox = lock(&sh.inbox[t]);
                 inbox.append(out);
-                sh.has_mail[t].store(true, Ordering::Release);
+                let mail = &sh.mail_min[t];
+                if first < mail.load(Ordering::Relaxed) {
+                    mail.store(first, Ordering::Release);
+                }
                 sent = true;
             }
         }
@@ -607,7 +734,7 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
         fence(Ordering::SeqCst);
         let guard = lock(&sh.nap);
         let quiet = !sh.sync_wanted.load(Ordering::Acquire)
-            && !sh.has_mail[self.me].load(Ordering::Acquire)
+            && !self.has_mail(sh)
             && !sh.barrier.is_poisoned()
             && self.bound(sh) == bound;
         if quiet {
@@ -725,6 +852,8 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
     /// Meets every other thread with nothing in flight; returns what to do next.
     fn sync(&mut self, sh: &'s Shared<'_, L>) -> Result<Decision, ()> {
         self.stats.syncs += 1;
+        // A sync may move clusters, and so pending events, between threads.
+        self.leave_idle(sh);
         self.report(sh);
         // A look costs a few microseconds, and idle stretches may sync far more often than
         // `until` judges.
@@ -1016,12 +1145,18 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         unreported: 0,
         sent: Vec::new(),
         dests: Vec::new(),
+        idle: false,
+        idle_spell: 0,
+        seen_spells: vec![0; threads],
+        seen_heads: vec![Time::MAX; threads],
+        seen_mail: vec![Time::MAX; threads],
     };
     w.take_clusters(sh);
     let mut turns = 0u32;
     let mut synced_windows = 0u64;
     let mut last_look = Instant::now();
     let mut blocked_since: Option<Instant> = None;
+    let mut spins = 0u32;
     // With more threads than cores a neighbour is often off its core; spinning then only
     // delays it.
     let mut spin = Spin::new(threads > crate::cores());
@@ -1077,6 +1212,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
         let fail_time = sh.fail_time.load(Ordering::Acquire);
         let limit = bound.min(cap).min(fail_time.saturating_add(1));
         if !w.failed && head < limit {
+            w.leave_idle(sh);
             if let Some(since) = blocked_since.take() {
                 w.stats.barrier_wait += since.elapsed();
                 spin.wait_ended();
@@ -1090,24 +1226,50 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
             w.publish_clock(sh, Time::MAX);
         }
         blocked_since.get_or_insert_with(Instant::now);
+        // The earliest event any thread holds or has been sent, as far as their last looks
+        // say (mail counts: a thread that sent its last event away has a head past the end
+        // before the receiver has taken it).
         let others_head = sh
             .heads
             .iter()
+            .chain(&sh.mail_min)
             .map(|h| h.load(Ordering::Relaxed))
             .min()
             .unwrap_or(Time::MAX);
         let reach = cap.min(fail_time.saturating_add(1));
         // Every thread has nothing left before the end (as far as their last looks say).
         let done = others_head.min(head) >= reach;
-        let idle = others_head.min(head) >= bound.saturating_add(sh.window);
-        if w.failed || done || idle {
+        if w.failed || done {
             sh.want_sync();
+        } else if !w.idle {
+            // Where every thread is blocked (an idle stretch of simulated time), the last to
+            // become idle moves every clock past it.
+            w.enter_idle(sh);
+            if w.jump(sh, head) {
+                continue;
+            }
         }
-        if blocked_since.is_some_and(|s| s.elapsed() > spin.budget) {
+        spins = spins.wrapping_add(1);
+        if spins % SPINS_PER_CLOCK_LOOK == 0
+            && blocked_since.is_some_and(|s| s.elapsed() > spin.budget)
+        {
+            // Before sleeping: if every thread still looks blocked, an idle stretch may be
+            // waiting for a jump that found a neighbour between looks (off its core, say).
+            // Look again; if this thread has been blocked for a nap's length and the look is
+            // still not consistent, meet at a sync rather than wait for the housekeeping one.
+            if w.idle && others_head.min(head) >= bound.saturating_add(sh.window) {
+                if w.jump(sh, head) {
+                    continue;
+                }
+                if blocked_since.is_some_and(|s| s.elapsed() >= NAP_MAX) {
+                    sh.want_sync();
+                    continue;
+                }
+            }
             spin.napped = true;
             w.nap(sh, bound);
         } else {
-            for _ in 0..32 {
+            for _ in 0..PAUSES_PER_SPIN {
                 std::hint::spin_loop();
             }
         }

@@ -640,8 +640,9 @@ fn cancellation_stops_every_executor_and_progress_is_reported() {
 /// thread holding the earliest event has handled it. Such stale looks once cost a thousand
 /// syncs in about one run in a hundred of this nine-event model on a quiet machine, and tens of
 /// thousands in most runs with one core taken; a sync costs every thread a trip through the
-/// barrier. Here each run may sync a few times per event (to move the clocks past an idle
-/// stretch, to end, and at the housekeeping look of a slow run), never hundreds of times.
+/// barrier. Here each run may sync a few times per event (to end, at the housekeeping look of
+/// a slow run, and where an idle stretch outlasts a nap with no consistent look), never
+/// hundreds of times.
 #[test]
 fn idle_stretches_cost_a_few_syncs_not_one_per_stale_look() {
     for run in 0..200 {
@@ -659,5 +660,86 @@ fn idle_stretches_cost_a_few_syncs_not_one_per_stale_look() {
             "run {run}: {syncs} syncs for {} events",
             stats.events
         );
+    }
+}
+
+/// Relays tokens round a ring of LPs with delays of 10-50 lookaheads: with three tokens among
+/// eight LPs most of simulated time is an idle stretch, in which no thread may handle its next
+/// event by the clocks alone.
+#[derive(Clone, Debug, Default)]
+struct Relay {
+    n: u32,
+    seen: u64,
+    /// A running digest of the times this LP handled events at.
+    trace: u64,
+}
+impl LogicalProcess for Relay {
+    type Event = u32;
+    fn init(&mut self, ctx: &mut Ctx<'_, u32>) {
+        if ctx.me().0 % 3 == 0 {
+            ctx.send_self(ctx.me().0 as Time * 11, ctx.me().0);
+        }
+    }
+    fn handle(&mut self, token: u32, ctx: &mut Ctx<'_, u32>) {
+        self.seen += 1;
+        self.trace = (self.trace ^ ctx.now() ^ u64::from(token)).wrapping_mul(0x100_0000_01b3);
+        let dst = LpId((ctx.me().0 + 1 + ctx.rng().below(2) as u32) % self.n);
+        let delay = 1_000 + ctx.rng().below(4_000);
+        ctx.send(dst, delay, token);
+    }
+}
+
+fn relay_digest(sim: &Simulation<Relay>) -> (u64, u64) {
+    sim.lps().fold((0, 0), |(n, d), lp| {
+        (n + lp.seen, d.rotate_left(7) ^ lp.trace)
+    })
+}
+
+/// In an idle stretch the last thread to find nothing to do moves every thread's clock past
+/// it from a consistent look at the others' heads and mail (a jump), instead of meeting them
+/// at a sync: about 10,000 idle stretches here cost a few syncs (to end, and the housekeeping
+/// look every 20 ms of wall time), where they cost one sync each before. The results are the
+/// sequential executor's on every thread count and pending-event structure.
+#[test]
+fn idle_stretches_are_crossed_by_jumps_not_syncs() {
+    let build = || {
+        Simulation::new(
+            vec![
+                Relay {
+                    n: 8,
+                    ..Relay::default()
+                };
+                8
+            ],
+            LookaheadTable::uniform(100),
+            SimConfig {
+                end_time: 10_000_000,
+                partition: PartitionSpec::RoundRobin { clusters: 8 },
+                ..SimConfig::default()
+            },
+        )
+    };
+    let mut reference = build();
+    let stats = reference.run(&Sequential::default()).expect("runs");
+    assert!(stats.events > 5_000, "{} events", stats.events);
+    let want = relay_digest(&reference);
+    for threads in 2..=4 {
+        for pending in [PendingKind::Heap, PendingKind::Ring] {
+            let mut sim = build();
+            let stats = sim.run(&Asynchronous { threads, pending }).expect("runs");
+            assert_eq!(relay_digest(&sim), want, "{threads} threads, {pending:?}");
+            assert_eq!(stats.threads, threads);
+            let (syncs, jumps) = (stats.syncs(), stats.jumps());
+            assert!(
+                syncs * 50 < stats.events,
+                "{threads} threads, {pending:?}: {syncs} syncs for {} events",
+                stats.events
+            );
+            assert!(
+                jumps * 4 > stats.events,
+                "{threads} threads, {pending:?}: {jumps} jumps for {} events",
+                stats.events
+            );
+        }
     }
 }

@@ -88,6 +88,9 @@ struct RunBlock {
     /// Times the threads of the parallel stretches met with nothing in flight (the
     /// asynchronous executor's syncs).
     syncs: u64,
+    /// Times a thread moved every clock past an idle stretch without a sync (the
+    /// asynchronous executor's jumps).
+    jumps: u64,
     per_thread_events: Vec<u64>,
     stop: String,
 }
@@ -256,6 +259,7 @@ fn summary_json(body: &Summary<'_>, digest: u64, stats: &RunStats) -> String {
         barrier_wait_s: stats.barrier_wait().as_secs_f64(),
         core_wait_s: stats.core_wait().as_secs_f64(),
         syncs: stats.syncs(),
+        jumps: stats.jumps(),
         per_thread_events: stats.per_thread.iter().map(|t| t.events).collect(),
         stop: stats.stop.name().to_string(),
     };
