@@ -1157,9 +1157,14 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
     let mut last_look = Instant::now();
     let mut blocked_since: Option<Instant> = None;
     let mut spins = 0u32;
+    // The bound a blocked thread last saw, and since when (at its look at the wall clock after
+    // the bound last moved) it has not moved.
+    let mut quiet_bound = 0;
+    let mut quiet_since: Option<Instant> = None;
     // With more threads than cores a neighbour is often off its core; spinning then only
     // delays it.
-    let mut spin = Spin::new(threads > crate::cores());
+    let oversubscribed = threads > crate::cores();
+    let mut spin = Spin::new(oversubscribed);
     let decision = loop {
         if sh.sync_wanted.load(Ordering::Acquire) {
             if let Some(since) = blocked_since.take() {
@@ -1217,6 +1222,7 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 w.stats.barrier_wait += since.elapsed();
                 spin.wait_ended();
             }
+            quiet_since = None;
             if w.batch(sh, limit) > 0 {
                 continue;
             }
@@ -1249,9 +1255,18 @@ fn worker<L: LogicalProcess, P: PendingSet<L::Event>>(
                 continue;
             }
         }
+        // A neighbour whose clock moves is on a core and working: spinning beside it costs it
+        // nothing, while sleeping would cost it a wake-up at each of its clocks. So the spin
+        // budget counts from the last time the bound moved, not from the start of the wait;
+        // except with more threads than cores, where a spinning thread holds a core that
+        // another thread may be waiting for.
+        if bound != quiet_bound && !oversubscribed {
+            quiet_bound = bound;
+            quiet_since = None;
+        }
         spins = spins.wrapping_add(1);
         if spins % SPINS_PER_CLOCK_LOOK == 0
-            && blocked_since.is_some_and(|s| s.elapsed() > spin.budget)
+            && quiet_since.get_or_insert_with(Instant::now).elapsed() > spin.budget
         {
             // Before sleeping: if every thread still looks blocked, an idle stretch may be
             // waiting for a jump that found a neighbour between looks (off its core, say).
