@@ -61,10 +61,11 @@ pub const HOUSEKEEPING: Duration = Duration::from_millis(20);
 const REBALANCE_MIN_EVENTS: u64 = 100_000;
 
 /// Events a thread handles before it adds its events per cluster to the run's loads, at its
-/// next sync. Sparse runs sync about once per idle stretch (cori-ior: 1.6 M times for 4.3 M
-/// events), and adding a count per cluster at every sync cost more than the events when
-/// regions were split into hundreds of clusters; a look at the loads misses at most this
-/// many of each thread's events, which the next look counts.
+/// next sync. When every idle stretch was a sync (cori-ior: 1.6 M times for 4.3 M events),
+/// adding a count per cluster at every sync cost more than the events where regions were
+/// split into hundreds of clusters, and syncs may still come often where jumps fail (threads
+/// off their cores); a look at the loads misses at most this many of each thread's events,
+/// which the next look counts.
 const FLUSH_EVENTS: u64 = 4096;
 
 /// How much the busiest thread's share must shrink (as a fraction of the mean load) for the
