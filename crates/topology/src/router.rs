@@ -299,20 +299,29 @@ impl RouterStats {
         }
     }
 
-    fn change(&mut self, now: Time, port: usize, add: bool, bytes: u32) {
-        let bytes = u64::from(bytes);
+    /// Adds the bytes held since the last change to the occupancy's time integral.
+    fn advance(&mut self, now: Time) {
         self.occupancy_area += u128::from(self.occupancy) * u128::from(now - self.last_change);
         self.last_change = now;
+    }
+
+    /// `bytes` entered input port `port`'s buffers at `now` (ps).
+    fn enter(&mut self, now: Time, port: usize, bytes: u32) {
+        self.advance(now);
+        let bytes = u64::from(bytes);
         let p = &mut self.ports[port];
-        if add {
-            self.occupancy += bytes;
-            p.now += bytes;
-            self.max_occupancy = self.max_occupancy.max(self.occupancy);
-            p.max = p.max.max(p.now);
-        } else {
-            self.occupancy -= bytes;
-            p.now -= bytes;
-        }
+        self.occupancy += bytes;
+        p.now += bytes;
+        self.max_occupancy = self.max_occupancy.max(self.occupancy);
+        p.max = p.max.max(p.now);
+    }
+
+    /// `bytes` left input port `port`'s buffers at `now` (ps).
+    fn leave(&mut self, now: Time, port: usize, bytes: u32) {
+        self.advance(now);
+        let bytes = u64::from(bytes);
+        self.occupancy -= bytes;
+        self.ports[port].now -= bytes;
     }
 
     /// Largest number of bytes held in each input port's buffers (all VCs) at once, in port
@@ -679,7 +688,7 @@ impl<P> Router<P> {
         let cost = pkt.cost();
         self.load[usize::from(out_port)] += u64::from(cost);
         let in_port = usize::from(pkt.in_port);
-        self.stats.change(ctx.now(), in_port, true, cost);
+        self.stats.enter(ctx.now(), in_port, cost);
         let idx = in_port * self.vcs as usize + usize::from(pkt.vc);
         let b = Buffered {
             pkt,
@@ -1033,7 +1042,7 @@ impl<P> Router<P> {
         self.stats.links[port].record_span(u64::from(b.pkt.bytes), ser, b.pkt.span.max(1));
         let vcs = self.vcs as usize;
         let (in_port, in_vc) = (usize::from(b.pkt.in_port), b.pkt.vc);
-        self.stats.change(now, in_port, false, cost);
+        self.stats.leave(now, in_port, cost);
         let mut pkt = b.pkt;
         match rt.kind {
             PeerKind::Router => {
