@@ -658,9 +658,11 @@ impl<'s, L: LogicalProcess, P: PendingSet<L::Event>> Worker<'s, L, P> {
         let past = earliest.saturating_add(sh.window);
         for u in 0..threads {
             let clock = self.seen_heads[u].min(self.seen_mail[u]).min(past);
-            sh.clocks[u].fetch_max(clock, Ordering::AcqRel);
+            let before = sh.clocks[u].fetch_max(clock, Ordering::AcqRel);
+            if u == me {
+                self.clock = self.clock.max(before).max(clock);
+            }
         }
-        self.clock = self.clock.max(head.min(self.seen_mail[me]).min(past));
         self.stats.jumps += 1;
         sh.nudge();
         true
