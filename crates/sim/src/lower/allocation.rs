@@ -645,10 +645,12 @@ pub fn server_unit_bounds(
         let striped = &layout.job_servers[j];
         if let Some(dw) = &files.dw {
             let units = match dw.mode {
-                DwMode::Striped => extents.map_or(by_bytes, |e| {
+                DwMode::Striped => {
                     let width = dw.servers.len() as u64;
-                    by_bytes.min(striped_units(e, dw.stripe_size, width, unit))
-                }),
+                    let by_extent =
+                        extents.map_or(u64::MAX, |e| striped_units(e, dw.stripe_size, width, unit));
+                    by_bytes.min(by_extent)
+                }
                 DwMode::Private => by_bytes,
             };
             add(&mut dw.servers.iter().copied(), units);
